@@ -1,0 +1,94 @@
+// The experiment registry. Each experiment lives in bench/experiments/<name>.cpp and
+// registers itself with a static `registration`; `braid-bench list` prints them with the
+// paper figure they reproduce, `braid-bench run NAME` validates the options against what the
+// experiment declares and calls it with a run_context.
+#pragma once
+
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "options.hpp"
+#include "results.hpp"
+
+namespace braid::bench {
+
+// The options an experiment understands; passing any other is a usage error.
+enum option_flag : unsigned {
+  accepts_size = 1u << 0,
+  accepts_keys = 1u << 1,
+  accepts_group = 1u << 2,
+  accepts_threads = 1u << 3,
+  accepts_technique = 1u << 4,
+  accepts_dist = 1u << 5,
+  accepts_pages = 1u << 6,
+};
+
+class run_context;
+
+struct experiment {
+  std::string name;                     // "switch-cost"
+  std::string reproduces;               // "Killer Nanoseconds Fig. 1-2" or "machinery (no figure)"
+  std::string summary;                  // one line for `list`
+  std::vector<std::string> techniques;  // values --technique accepts (all run by default)
+  unsigned accepted = 0;                // option_flag bits
+  std::function<void(run_context&)> run;
+};
+
+// Registers an experiment at static-initialization time.
+struct registration {
+  explicit registration(experiment definition);
+};
+
+const std::vector<experiment>& experiments();
+const experiment* find_experiment(const std::string& name);
+
+// What an experiment sees while it runs.
+class run_context {
+ public:
+  run_context(const experiment& definition, options given, std::ostream& progress_stream);
+
+  [[nodiscard]] const experiment& definition() const { return definition_; }
+  [[nodiscard]] const options& given() const { return options_; }
+  [[nodiscard]] bool quick() const { return options_.quick; }
+
+  // The option's value, or the experiment's default when the user gave none.
+  [[nodiscard]] std::vector<std::size_t> sizes_or(std::vector<std::size_t> fallback) const;
+  [[nodiscard]] std::vector<std::size_t> groups_or(std::vector<std::size_t> fallback) const;
+  [[nodiscard]] std::vector<unsigned> threads_or(std::vector<unsigned> fallback) const;
+  [[nodiscard]] std::size_t keys_or(std::size_t fallback) const;
+  [[nodiscard]] unsigned repetitions_or(unsigned fallback) const;
+  [[nodiscard]] std::uint64_t seed() const;
+  [[nodiscard]] key_distribution distribution_or(key_distribution fallback) const;
+  [[nodiscard]] page_size pages_or(page_size fallback) const;
+  // Whether --technique selected this technique (all are selected by default).
+  [[nodiscard]] bool selected(const std::string& technique) const;
+
+  // Refuses (usage_error) a data size that does not fit in available memory.
+  void require_memory(std::size_t bytes, const std::string& what) const;
+
+  // A result; `experiment` is filled in.
+  void emit(result_row row);
+  [[nodiscard]] const std::vector<result_row>& rows() const { return rows_; }
+
+  // Progress for long runs: printed when stderr is a terminal, silent otherwise.
+  void progress(const std::string& message) const;
+
+  // Facts the experiment learned (page size obtained, seeds) for the run's metadata.
+  void note(const std::string& key, const std::string& value) { notes_.emplace_back(key, value); }
+  [[nodiscard]] const std::vector<std::pair<std::string, std::string>>& notes() const { return notes_; }
+
+ private:
+  const experiment& definition_;
+  options options_;
+  std::ostream& progress_stream_;
+  bool progress_enabled_;
+  std::vector<result_row> rows_;
+  std::vector<std::pair<std::string, std::string>> notes_;
+};
+
+// Validates `given` against the experiment's declared options and techniques.
+void check_options(const experiment& definition, const options& given);
+
+}  // namespace braid::bench

@@ -1,0 +1,61 @@
+// Command-line options of `braid-bench run` and their validation. Every malformed value is a
+// usage_error naming the option and the problem; main() prints it on one line and exits 2.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "braid/core/huge_buffer.hpp"
+
+namespace braid::bench {
+
+struct usage_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+enum class output_format { table, csv, json };
+
+struct key_distribution {
+  enum class kind { uniform, zipf, sorted } shape = kind::uniform;
+  double theta = 0.99;  // zipf only
+  [[nodiscard]] std::string describe() const;
+};
+
+// Values given on the command line; unset ones take the experiment's defaults.
+struct options {
+  std::vector<std::size_t> sizes_bytes;  // --size 1GiB[,4MiB...]
+  std::optional<std::size_t> keys;       // --keys N (lookups per repetition)
+  std::vector<std::size_t> groups;       // --group 1,4,16
+  std::vector<unsigned> threads;         // --threads 1,2
+  std::vector<std::string> techniques;   // --technique naive,coro
+  std::optional<key_distribution> distribution;  // --dist uniform|zipf:0.99|sorted
+  std::optional<page_size> pages;        // --pages 4k|2m
+  std::optional<unsigned> repetitions;   // --repetitions N
+  std::optional<std::uint64_t> seed;     // --seed N
+  bool quick = false;                    // --quick
+  bool callgrind = false;                // --callgrind: instruction counts per operation
+  output_format format = output_format::table;
+  std::optional<std::string> out_dir;    // --out DIR
+};
+
+// Parsers, exposed for tests. Each throws usage_error with the option name in the message.
+std::size_t parse_size(std::string_view text, std::string_view option);
+std::uint64_t parse_count(std::string_view text, std::string_view option);
+std::vector<std::string> split_list(std::string_view text);
+key_distribution parse_distribution(std::string_view text);
+
+// Parses the arguments after `run EXPERIMENT`. Checks syntax and ranges; which options and
+// techniques an experiment accepts is checked by the experiment registry.
+options parse_run_options(const std::vector<std::string>& arguments);
+
+// Bytes the kernel reports as available (MemAvailable), or 0 when unknown.
+std::size_t available_memory_bytes();
+
+std::string format_bytes(std::size_t bytes);
+
+}  // namespace braid::bench

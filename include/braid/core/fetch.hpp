@@ -1,0 +1,83 @@
+// `co_await fetch<M>(p)`: the one marker an operation places before a load that is likely to
+// miss the cache. With M = sequential it is exactly `*p`; with an interleaved mode it issues
+// a prefetch, suspends the operation (control returns to whoever resumed it: its scheduler),
+// and on resumption returns `*p`, by then most likely in the L1.
+//
+// `fetch_lines<M>(p)` does the same for a node that spans several cache lines: every line of
+// `*p` is prefetched before the single suspension.
+#pragma once
+
+#include <coroutine>
+#include <cstddef>
+
+#include "braid/core/mode.hpp"
+#include "braid/core/prefetch.hpp"
+
+namespace braid {
+
+namespace detail {
+
+// Awaiter of the sequential mode: always ready, so the compiler removes the suspension and
+// only the load remains.
+template <class T>
+struct ready_load {
+  T* address;
+  static constexpr bool await_ready() noexcept { return true; }
+  static constexpr void await_suspend(std::coroutine_handle<>) noexcept {}
+  constexpr T& await_resume() const noexcept { return *address; }
+};
+
+// Awaiter of the interleaved modes: the prefetch is already issued when it is constructed;
+// suspending returns control to the resumer of the operation (for a task chain, the resumer
+// of its root).
+template <class T>
+struct suspending_load {
+  T* address;
+  static constexpr bool await_ready() noexcept { return false; }
+  static constexpr void await_suspend(std::coroutine_handle<>) noexcept {}
+  constexpr T& await_resume() const noexcept { return *address; }
+};
+
+}  // namespace detail
+
+template <execution_mode M, class T>
+[[nodiscard]] inline auto fetch(T* address) noexcept {
+  if constexpr (M::suspends) {
+    prefetch<M::hint>(address);
+    return detail::suspending_load<T>{address};
+  } else {
+    return detail::ready_load<T>{address};
+  }
+}
+
+// Multi-line node: prefetches all sizeof(T) bytes of *address, then suspends once.
+template <execution_mode M, class T>
+[[nodiscard]] inline auto fetch_lines(T* address) noexcept {
+  if constexpr (M::suspends) {
+    prefetch_lines<sizeof(T), M::hint>(address);
+    return detail::suspending_load<T>{address};
+  } else {
+    return detail::ready_load<T>{address};
+  }
+}
+
+// Multi-line node whose size is known only at run time (variable-size nodes, pages).
+template <execution_mode M, class T>
+[[nodiscard]] inline auto fetch_lines(T* address, std::size_t bytes) noexcept {
+  if constexpr (M::suspends) {
+    prefetch_lines<M::hint>(address, bytes);
+    return detail::suspending_load<T>{address};
+  } else {
+    return detail::ready_load<T>{address};
+  }
+}
+
+// A bare suspension point with no load, for operations that want to yield between two
+// independent stretches of work (and for measuring the switch machinery alone).
+template <execution_mode M>
+[[nodiscard]] inline auto yield_point() noexcept {
+  if constexpr (M::suspends) return std::suspend_always{};
+  else return std::suspend_never{};
+}
+
+}  // namespace braid

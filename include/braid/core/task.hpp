@@ -1,0 +1,146 @@
+// task<T>: a nestable operation coroutine, for lookups written as a chain of helper
+// functions (Masstree's get, a B+-tree descent with one helper per level).
+//
+//   template <braid::execution_mode M> braid::task<const leaf*> reach_leaf(const tree&, key);
+//   template <braid::execution_mode M> braid::task<std::optional<value>> get(const tree& t, key k) {
+//     const leaf* l = co_await reach_leaf<M>(t, k);          // symmetric transfer into the child
+//     co_return co_await search_leaf<M>(*l, k);
+//   }
+//
+// Semantics:
+//  - a task starts lazily; awaiting it transfers control symmetrically into it (no stack
+//    growth at any depth) and its completion transfers straight back to the awaiting parent;
+//  - a suspension anywhere in the chain (a `fetch` in the leaf) returns control to whoever
+//    resumed the root: its scheduler;
+//  - resuming the root resumes the innermost suspended task directly (the root keeps a
+//    pointer to it, updated on every call and return), not the chain top-down;
+//  - what a task throws propagates to its awaiting parent like a normal exception, and from
+//    the root to the caller of take_result();
+//  - destroying an unfinished root destroys every frame of its chain (each parent frame owns
+//    the child task it is awaiting).
+//
+// A task<> can only be awaited from another task<> (coro<> is flat by design).
+#pragma once
+
+#include <coroutine>
+#include <exception>
+#include <type_traits>
+#include <utility>
+
+#include "braid/core/detail/result_slot.hpp"
+#include "braid/core/frame_pool.hpp"
+
+namespace braid {
+
+template <class T>
+class task;
+
+namespace detail {
+
+// The chain bookkeeping every task promise carries.
+//  - `continuation` is the awaiting parent; null for the root.
+//  - `innermost` points to the root's `innermost_of_chain`: the frame that runs when the
+//    root is resumed. For a root it points to its own member.
+class task_promise_base : public pooled_frames {
+ public:
+  std::suspend_always initial_suspend() noexcept { return {}; }
+
+  struct final_awaiter {
+    static bool await_ready() noexcept { return false; }
+    template <class Promise>
+    std::coroutine_handle<> await_suspend(std::coroutine_handle<Promise> finished) noexcept {
+      task_promise_base& promise = finished.promise();
+      if (promise.continuation_) {
+        *promise.innermost_ = promise.continuation_;
+        return promise.continuation_;
+      }
+      return std::noop_coroutine();  // the root finished: back to the scheduler
+    }
+    static void await_resume() noexcept {}
+  };
+  final_awaiter final_suspend() noexcept { return {}; }
+
+ protected:
+  template <class>
+  friend class braid::task;
+
+  std::coroutine_handle<> continuation_{};
+  std::coroutine_handle<>* innermost_ = &innermost_of_chain_;
+  std::coroutine_handle<> innermost_of_chain_{};
+};
+
+}  // namespace detail
+
+template <class T>
+class [[nodiscard]] task {
+ public:
+  using result_type = T;
+  // Lazy: a scheduler starts a root task with its first resume().
+  static constexpr bool starts_eagerly = false;
+
+  struct promise_type : detail::task_promise_base, detail::returns<promise_type, T> {
+    detail::result_slot<T> result;
+
+    task get_return_object() noexcept {
+      auto handle = std::coroutine_handle<promise_type>::from_promise(*this);
+      innermost_of_chain_ = handle;
+      return task{handle};
+    }
+    void unhandled_exception() noexcept { result.set_exception(std::current_exception()); }
+  };
+
+  task() noexcept = default;
+  task(task&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  task& operator=(task&& other) noexcept {
+    if (this != &other) {
+      reset();
+      handle_ = std::exchange(other.handle_, nullptr);
+    }
+    return *this;
+  }
+  ~task() { reset(); }
+
+  // ---- used on a root task, by a scheduler -----------------------------------------------
+  // True once the root has returned or thrown. Precondition: !empty().
+  [[nodiscard]] bool done() const noexcept { return handle_.done(); }
+  [[nodiscard]] bool empty() const noexcept { return !handle_; }
+
+  // Starts the chain, or continues its innermost suspended task. Precondition: !done().
+  void resume() const { handle_.promise().innermost_of_chain_.resume(); }
+
+  // The root's result (moved out), or rethrows what the chain threw. Precondition: done().
+  T take_result() { return handle_.promise().result.take(); }
+
+  void reset() noexcept {
+    if (handle_) std::exchange(handle_, nullptr).destroy();
+  }
+
+  // ---- used inside a parent task: `co_await child(...)` -----------------------------------
+  struct awaiter {
+    std::coroutine_handle<promise_type> child;
+
+    static bool await_ready() noexcept { return false; }
+
+    template <class ParentPromise>
+    std::coroutine_handle<> await_suspend(std::coroutine_handle<ParentPromise> parent) noexcept {
+      static_assert(std::is_base_of_v<detail::task_promise_base, ParentPromise>,
+                    "a braid::task can only be awaited from inside another braid::task");
+      promise_type& callee = child.promise();
+      callee.continuation_ = parent;
+      callee.innermost_ = parent.promise().innermost_;
+      *callee.innermost_ = child;
+      return child;
+    }
+
+    T await_resume() { return child.promise().result.take(); }
+  };
+
+  awaiter operator co_await() && noexcept { return awaiter{handle_}; }
+
+ private:
+  explicit task(std::coroutine_handle<promise_type> handle) noexcept : handle_(handle) {}
+
+  std::coroutine_handle<promise_type> handle_{};
+};
+
+}  // namespace braid
