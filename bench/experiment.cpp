@@ -24,6 +24,21 @@ registration::registration(experiment definition) {
 
 const std::vector<experiment>& experiments() { return registry(); }
 
+namespace {
+std::vector<command>& command_registry() {
+  static std::vector<command> all;
+  return all;
+}
+}  // namespace
+
+command_registration::command_registration(command definition) {
+  command_registry().push_back(std::move(definition));
+  std::sort(command_registry().begin(), command_registry().end(),
+            [](const command& a, const command& b) { return a.name < b.name; });
+}
+
+const std::vector<command>& commands() { return command_registry(); }
+
 const experiment* find_experiment(const std::string& name) {
   for (const experiment& candidate : registry()) {
     if (candidate.name == name) return &candidate;

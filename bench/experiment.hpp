@@ -91,4 +91,21 @@ class run_context {
 // Validates `given` against the experiment's declared options and techniques.
 void check_options(const experiment& definition, const options& given);
 
+// Top-level commands of braid-bench (`list`, `run`, ...). Each lives in its own file under
+// commands/ and registers itself, like experiments do.
+struct command {
+  std::string name;     // "run"
+  std::string usage;    // "run EXPERIMENT [options]"
+  std::string summary;  // one line for `braid-bench --help`
+  // Receives the arguments after the command name; returns the exit status. Throws
+  // usage_error for bad input (exit 2).
+  std::function<int(const std::vector<std::string>&)> run;
+};
+
+struct command_registration {
+  explicit command_registration(command definition);
+};
+
+const std::vector<command>& commands();
+
 }  // namespace braid::bench

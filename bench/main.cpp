@@ -1,12 +1,8 @@
 // braid-bench: what interleaving buys on this machine, next to what the papers reported.
-//
-//   braid-bench list                     experiments, with the figure each reproduces
-//   braid-bench run EXPERIMENT [opts]    one experiment (see `braid-bench run --help`)
+// Commands live in commands/, experiments in experiments/; both register themselves.
 //
 // Exit status: 0 on success, 2 on a usage error (one line on stderr naming the problem),
 // 1 when a run fails (for example techniques disagreeing on their results).
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -16,133 +12,33 @@
 namespace braid::bench {
 namespace {
 
-constexpr const char* main_help = R"(braid-bench: interleaving benchmarks
-
-usage:
-  braid-bench list                      experiments, one a line, with the figure they reproduce
-  braid-bench run EXPERIMENT [options]  run one experiment; `braid-bench run --help` for options
-  braid-bench help | --help             this text
-
-Results go to the terminal as a table (or --format csv|json) and, with --out DIR, to
-DIR/EXPERIMENT.csv and DIR/EXPERIMENT.jsonl, with the machine, compiler, flags, page size
-obtained, seeds and git revision.
-)";
-
-constexpr const char* run_help = R"(usage: braid-bench run EXPERIMENT [options]
-
-options (each experiment accepts the subset `braid-bench run EXPERIMENT --help` lists):
-  --size S[,S...]        data size: 4096, 64KiB, 1.5MiB, 1GiB (KB/MB/GB are decimal)
-  --keys N               operations per repetition
-  --group G[,G...]       operations in flight per thread (1..4096)
-  --threads T[,T...]     worker threads, each pinned to its own CPU
-  --technique A[,B...]   techniques to run (default: all the experiment knows)
-  --dist D               key distribution: uniform | zipf[:theta] (YCSB, theta in (0,1)) | sorted
-  --pages P              page size of the big arrays: 4k | 2m (transparent huge pages)
-  --repetitions N        timed repetitions per technique (medians are reported)
-  --seed N               seed of every generator (recorded in the output)
-  --quick                small sizes and few repetitions: a smoke test in seconds
-  --format F             table (default) | csv | json (one JSON object per line)
-  --out DIR              also write DIR/EXPERIMENT.csv and DIR/EXPERIMENT.jsonl
-)";
-
-void print_experiment_help(const experiment& definition) {
-  std::cout << "usage: braid-bench run " << definition.name << " [options]\n\n"
-            << definition.summary << "\nreproduces: " << definition.reproduces << "\n\naccepted options:";
-  const std::pair<unsigned, const char*> flags[] = {
-      {accepts_size, "--size"},       {accepts_keys, "--keys"}, {accepts_group, "--group"},
-      {accepts_threads, "--threads"}, {accepts_technique, "--technique"},
-      {accepts_dist, "--dist"},       {accepts_pages, "--pages"}};
-  for (const auto& [flag, name] : flags) {
-    if (definition.accepted & flag) std::cout << ' ' << name;
-  }
-  std::cout << " --repetitions --seed --quick --format --out\n";
-  if (!definition.techniques.empty()) {
-    std::cout << "techniques:";
-    for (const std::string& technique : definition.techniques) std::cout << ' ' << technique;
-    std::cout << '\n';
-  }
-}
-
-int list_experiments() {
+void print_help(std::ostream& out) {
+  out << "braid-bench: interleaving benchmarks\n\nusage:\n";
   std::size_t width = 0;
-  for (const experiment& e : experiments()) width = std::max(width, e.name.size());
-  for (const experiment& e : experiments()) {
-    std::cout << e.name << std::string(width + 2 - e.name.size(), ' ') << e.reproduces << " — " << e.summary << '\n';
+  for (const command& c : commands()) width = std::max(width, c.usage.size());
+  for (const command& c : commands()) {
+    out << "  braid-bench " << c.usage << std::string(width + 2 - c.usage.size(), ' ') << c.summary << '\n';
   }
-  return 0;
-}
-
-void write_outputs(const run_context& context, const options& given) {
-  run_metadata metadata = run_metadata::collect();
-  metadata.facts["seed"] = std::to_string(context.seed());
-  for (const auto& [key, value] : context.notes()) metadata.facts[key] = value;
-
-  switch (given.format) {
-    case output_format::table:
-      for (const auto& [key, value] : metadata.facts) std::cout << "# " << key << ": " << value << '\n';
-      write_table(std::cout, context.rows());
-      break;
-    case output_format::csv: write_csv(std::cout, context.rows(), metadata); break;
-    case output_format::json: write_json_lines(std::cout, context.rows(), metadata); break;
-  }
-  if (given.out_dir) {
-    const std::filesystem::path directory(*given.out_dir);
-    std::filesystem::create_directories(directory);
-    const std::string name = context.definition().name;
-    std::ofstream csv(directory / (name + ".csv"));
-    write_csv(csv, context.rows(), metadata);
-    std::ofstream json(directory / (name + ".jsonl"));
-    write_json_lines(json, context.rows(), metadata);
-    if (!csv || !json) throw std::runtime_error("could not write results to " + directory.string());
-  }
-}
-
-int run_experiment(const std::vector<std::string>& arguments) {
-  if (arguments.empty() || arguments[0] == "--help" || arguments[0] == "-h") {
-    std::cout << run_help;
-    return arguments.empty() ? 2 : 0;
-  }
-  const experiment* definition = find_experiment(arguments[0]);
-  if (definition == nullptr) {
-    throw usage_error("unknown experiment '" + arguments[0] + "' (braid-bench list shows them)");
-  }
-  const std::vector<std::string> rest(arguments.begin() + 1, arguments.end());
-  for (const std::string& argument : rest) {
-    if (argument == "--help" || argument == "-h") {
-      print_experiment_help(*definition);
-      return 0;
-    }
-  }
-  options given = parse_run_options(rest);
-  check_options(*definition, given);
-  run_context context(*definition, given, std::cerr);
-  definition->run(context);
-  context.progress("done\n");
-  write_outputs(context, given);
-  return 0;
+  out << "  braid-bench --help" << std::string(width > 6 ? width - 4 : 2, ' ') << "this text\n\n"
+      << "Every command takes --help. Results go to the terminal (table, or --format csv|json) and,\n"
+         "with --out DIR, to CSV and JSON-lines files carrying the machine, compiler, flags, page\n"
+         "size obtained, seeds and git revision.\n";
 }
 
 int dispatch(const std::vector<std::string>& arguments) {
   if (arguments.empty()) {
-    std::cerr << main_help;
+    print_help(std::cerr);
     return 2;
   }
-  const std::string& command = arguments[0];
-  const std::vector<std::string> rest(arguments.begin() + 1, arguments.end());
-  if (command == "help" || command == "--help" || command == "-h") {
-    std::cout << main_help;
+  const std::string& name = arguments[0];
+  if (name == "help" || name == "--help" || name == "-h") {
+    print_help(std::cout);
     return 0;
   }
-  if (command == "list") {
-    if (!rest.empty() && (rest[0] == "--help" || rest[0] == "-h")) {
-      std::cout << "usage: braid-bench list\n\nPrints every experiment with the paper figure it reproduces.\n";
-      return 0;
-    }
-    if (!rest.empty()) throw usage_error("list: takes no arguments, got '" + rest[0] + "'");
-    return list_experiments();
+  for (const command& c : commands()) {
+    if (c.name == name) return c.run(std::vector<std::string>(arguments.begin() + 1, arguments.end()));
   }
-  if (command == "run") return run_experiment(rest);
-  throw usage_error("unknown command '" + command + "' (braid-bench --help lists them)");
+  throw usage_error("unknown command '" + name + "' (braid-bench --help lists them)");
 }
 
 }  // namespace

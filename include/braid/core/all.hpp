@@ -8,6 +8,7 @@
 #include "braid/core/fiber.hpp"
 #include "braid/core/frame_pool.hpp"
 #include "braid/core/huge_buffer.hpp"
+#include "braid/core/memory_probe.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/operation.hpp"
 #include "braid/core/prefetch.hpp"

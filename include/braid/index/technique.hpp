@@ -1,0 +1,39 @@
+// The techniques an index's multi_find can run, by the names the papers and braid-bench use.
+//
+//   naive  the plain lookup, one key after another (the baseline and the oracle)
+//   gp     group prefetching: groups of G keys advance in lock step, stage by stage
+//   amac   asynchronous memory access chaining: a ring of G hand-written state machines
+//   coro   the lookup coroutine instantiated `interleaved`, G in flight
+//   fiber  the same lookup as a plain function yielding on a stackful fiber, G in flight
+//
+// Every technique must return exactly what `naive` returns, in input order.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace braid {
+
+enum class technique { naive, gp, amac, coro, fiber };
+
+constexpr std::string_view to_string(technique t) noexcept {
+  switch (t) {
+    case technique::naive: return "naive";
+    case technique::gp: return "gp";
+    case technique::amac: return "amac";
+    case technique::coro: return "coro";
+    case technique::fiber: return "fiber";
+  }
+  return "?";
+}
+
+// Throws std::invalid_argument naming the unknown technique.
+inline technique parse_technique(std::string_view name) {
+  for (technique t : {technique::naive, technique::gp, technique::amac, technique::coro, technique::fiber}) {
+    if (to_string(t) == name) return t;
+  }
+  throw std::invalid_argument("unknown technique '" + std::string(name) + "' (naive, gp, amac, coro, fiber)");
+}
+
+}  // namespace braid

@@ -1,0 +1,79 @@
+// braid-bench option parsing: sizes, lists, distributions; malformed values are usage
+// errors that name the option.
+#include <gtest/gtest.h>
+
+#include "experiment.hpp"
+#include "options.hpp"
+
+namespace braid::bench {
+namespace {
+
+TEST(Options, Sizes) {
+  EXPECT_EQ(parse_size("4096", "--size"), 4096u);
+  EXPECT_EQ(parse_size("64KiB", "--size"), 65536u);
+  EXPECT_EQ(parse_size("1.5MiB", "--size"), 1572864u);
+  EXPECT_EQ(parse_size("1GiB", "--size"), 1073741824u);
+  EXPECT_EQ(parse_size("2G", "--size"), 2147483648u);
+  EXPECT_EQ(parse_size("1MB", "--size"), 1000000u);
+  for (const char* bad : {"", "abc", "1XB", "-5", "1.2.3MiB", "0", "GiB", "1e9"}) {
+    EXPECT_THROW(parse_size(bad, "--size"), usage_error) << bad;
+  }
+  try {
+    parse_size("12parsecs", "--size");
+  } catch (const usage_error& error) {
+    EXPECT_NE(std::string(error.what()).find("--size"), std::string::npos);
+  }
+}
+
+TEST(Options, RunOptions) {
+  const options parsed = parse_run_options({"--size", "1MiB,2MiB", "--group", "1,4,16", "--threads", "2", "--technique",
+                                            "naive,coro", "--dist", "zipf:0.8", "--pages", "4k", "--quick", "--format",
+                                            "csv", "--seed", "9", "--repetitions", "3", "--keys", "1000"});
+  EXPECT_EQ(parsed.sizes_bytes, (std::vector<std::size_t>{1 << 20, 2 << 20}));
+  EXPECT_EQ(parsed.groups, (std::vector<std::size_t>{1, 4, 16}));
+  EXPECT_EQ(parsed.threads, (std::vector<unsigned>{2}));
+  EXPECT_EQ(parsed.techniques, (std::vector<std::string>{"naive", "coro"}));
+  ASSERT_TRUE(parsed.distribution);
+  EXPECT_EQ(parsed.distribution->shape, key_distribution::kind::zipf);
+  EXPECT_DOUBLE_EQ(parsed.distribution->theta, 0.8);
+  EXPECT_EQ(parsed.pages, page_size::small_4k);
+  EXPECT_TRUE(parsed.quick);
+  EXPECT_EQ(parsed.format, output_format::csv);
+  EXPECT_EQ(parsed.seed, 9u);
+  EXPECT_EQ(parsed.repetitions, 3u);
+  EXPECT_EQ(parsed.keys, 1000u);
+}
+
+TEST(Options, MalformedValuesAreUsageErrors) {
+  const std::vector<std::vector<std::string>> bad = {
+      {"--group", "0"},        {"--group", "4,,8"},      {"--group", "x"},      {"--group", "5000"},
+      {"--threads", "0"},      {"--dist", "pareto"},     {"--dist", "zipf:1.5"}, {"--dist", "zipf:abc"},
+      {"--pages", "1g"},       {"--format", "xml"},      {"--size"},            {"--bogus"},
+      {"--repetitions", "0"},  {"--keys", "0"},          {"--technique", ""},   {"--seed", "-1"}};
+  for (const auto& arguments : bad) {
+    EXPECT_THROW(parse_run_options(arguments), usage_error) << arguments[0];
+  }
+}
+
+TEST(Options, ExperimentsRefuseOptionsAndTechniquesTheyDoNotKnow) {
+  const experiment definition{.name = "demo",
+                              .reproduces = "nothing",
+                              .summary = "test",
+                              .techniques = {"naive", "coro"},
+                              .accepted = accepts_group | accepts_technique,
+                              .run = [](run_context&) {}};
+  EXPECT_NO_THROW(check_options(definition, parse_run_options({"--group", "4", "--technique", "coro"})));
+  EXPECT_THROW(check_options(definition, parse_run_options({"--technique", "amac"})), usage_error);
+  EXPECT_THROW(check_options(definition, parse_run_options({"--size", "1GiB"})), usage_error);
+}
+
+TEST(Options, ImpossibleMemoryRequestsAreRefused) {
+  const experiment definition{.name = "demo", .reproduces = "", .summary = "", .techniques = {}, .accepted = 0,
+                              .run = [](run_context&) {}};
+  run_context context(definition, options{}, std::cerr);
+  EXPECT_THROW(context.require_memory(std::size_t{1} << 50, "the array"), usage_error);
+  EXPECT_NO_THROW(context.require_memory(1 << 20, "the array"));
+}
+
+}  // namespace
+}  // namespace braid::bench
