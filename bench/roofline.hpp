@@ -1,0 +1,20 @@
+// The machine's measured limits, for experiments that report `roofline_fraction`.
+//
+// The memory profile is probed once per process (a 512 MiB pointer-chase buffer; 64 MiB with
+// --quick) and cached. A DRAM-resident technique fetching `lines_per_op` cache lines per
+// operation at `ns_per_op` runs at lines_per_op / ns_per_op lines per ns; its roofline
+// fraction is that rate over the best k-chain rate the probe measured.
+#pragma once
+
+#include "braid/core/memory_probe.hpp"
+
+namespace braid::bench {
+
+class run_context;
+
+// Probes on first use; notes latency and peak rate in the run's metadata.
+const memory_profile& measured_memory_profile(run_context& context);
+
+double roofline_fraction(double lines_per_op, double ns_per_op, const memory_profile& profile);
+
+}  // namespace braid::bench
