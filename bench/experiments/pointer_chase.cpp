@@ -99,6 +99,13 @@ void run_pointer_chase(run_context& context) {
   const std::size_t lookups = context.keys_or(context.quick() ? 5'000 : 1'000'000);
   const unsigned repetitions = context.repetitions_or(context.quick() ? 3 : 5);
   const page_size pages = context.pages_or(page_size::huge_2m);
+  for (std::size_t size : sizes) {
+    if (size < cache_resident_bytes) {
+      throw usage_error("--size: " + format_bytes(size) + " is below the " + format_bytes(cache_resident_bytes) +
+                        " of the cache-resident reference");
+    }
+    context.require_memory(size, "pointer-chase nodes");
+  }
   const memory_profile& profile = measured_memory_profile(context);
 
   const huge_array<chase_node> reference =
@@ -106,11 +113,6 @@ void run_pointer_chase(run_context& context) {
   std::size_t configuration = 0;
   const std::size_t configurations = sizes.size() * groups.size() * thread_options.size();
   for (std::size_t size : sizes) {
-    if (size < cache_resident_bytes) {
-      throw usage_error("--size: " + format_bytes(size) + " is below the " + format_bytes(cache_resident_bytes) +
-                        " of the cache-resident reference");
-    }
-    context.require_memory(size, "pointer-chase nodes");
     context.progress("building " + format_bytes(size) + " of nodes");
     const huge_array<chase_node> nodes = random_mapping(size / sizeof(chase_node), pages, context.seed());
     context.note("pages_obtained_" + format_bytes(size), nodes.buffer().describe_pages());
