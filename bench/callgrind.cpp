@@ -124,9 +124,19 @@ std::string counting_program(std::string& problem) {
   if (const char* chosen = std::getenv("BRAID_CALLGRIND_PROGRAM")) return chosen;
 #if defined(__AVX512F__)
   const std::filesystem::path portable = std::filesystem::path(BRAID_SOURCE_DIR) / "build/callgrind/bench/braid-bench";
-  if (::access(portable.c_str(), X_OK) == 0) return portable.string();
-  problem = "this build uses AVX-512, which valgrind cannot run; build the portable one with `make callgrind`";
-  return "";
+  if (::access(portable.c_str(), X_OK) != 0) {
+    problem = "this build uses AVX-512, which valgrind cannot run; build the portable one with `make callgrind`";
+    return "";
+  }
+  // The counting run must execute the same experiments as this one.
+  std::error_code error;
+  const auto portable_time = std::filesystem::last_write_time(portable, error);
+  const auto own_time = std::filesystem::last_write_time(own_executable(), error);
+  if (!error && portable_time < own_time) {
+    problem = "the portable build for callgrind is older than this program; rebuild it with `make callgrind`";
+    return "";
+  }
+  return portable.string();
 #else
   (void)problem;
   return own_executable();

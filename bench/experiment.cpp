@@ -121,7 +121,14 @@ void run_context::require_memory(std::size_t bytes, const std::string& what) con
 void run_context::emit(result_row row) {
   result_row complete;
   complete.set("experiment", definition_.name);
-  for (const auto& [name, value] : row.fields()) complete.set(name, value);
+  std::optional<std::string> pass;
+  for (const auto& [name, value] : row.fields()) {
+    if (name == "pass") {
+      if (const auto* text = std::get_if<std::string>(&value)) pass = *text;
+      continue;
+    }
+    complete.set(name, value);
+  }
   if (complete.find("residency") == nullptr) {
     if (const std::optional<double> bytes = complete.number("size_bytes")) {
       const std::string residency = residency_of(static_cast<std::size_t>(*bytes));
@@ -130,6 +137,7 @@ void run_context::emit(result_row row) {
   }
   const field_value* technique = complete.find("technique");
   const std::string* name = technique == nullptr ? nullptr : std::get_if<std::string>(technique);
+  if (pass) name = &*pass;
   passes_.push_back(name == nullptr ? std::nullopt : latest_pass_of(*name));
   rows_.push_back(std::move(complete));
 }

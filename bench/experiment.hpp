@@ -72,8 +72,10 @@ class run_context {
   void require_memory(std::size_t bytes, const std::string& what) const;
 
   // A result; `experiment` is filled in, `residency` ("cache" or "dram") is added when the row
-  // has a `size_bytes`, and the row is matched to the measured pass it reports (the latest
-  // measure_interleaved call that measured its `technique`) for instruction counts.
+  // has a `size_bytes`, and the row is matched to the measured pass it reports, for instruction
+  // counts: the latest measure_interleaved call that measured a technique_run named like the
+  // row's `pass` field (which is then removed from the row) or, without one, its `technique`.
+  // Set `pass` when a call measures one technique under several names ("coro@16").
   void emit(result_row row);
   [[nodiscard]] const std::vector<result_row>& rows() const { return rows_; }
   [[nodiscard]] std::vector<result_row>& rows() { return rows_; }

@@ -170,8 +170,11 @@ std::string add_instruction_counts(figure_result& result, const std::vector<std:
     ++filled;
   }
   result.notes.emplace_back("instructions_counted_by", "callgrind on " + counts.program);
-  if (filled == 0) return "no row could be matched to a counted pass";
-  if (unattributed > 0) return std::to_string(unattributed) + " rows could not be matched to a counted pass";
+  if (filled == 0) return "no row could be matched to a counted pass (is " + counts.program + " built from the same sources?)";
+  if (unattributed > 0) {
+    return std::to_string(unattributed) + " rows could not be matched to a counted pass (is " + counts.program +
+           " built from the same sources?)";
+  }
   return "";
 }
 

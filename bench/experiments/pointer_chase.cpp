@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "braid/core/all.hpp"
 #include "experiment.hpp"
@@ -111,7 +112,7 @@ void run_pointer_chase(run_context& context) {
   const huge_array<chase_node> reference =
       random_mapping(cache_resident_bytes / sizeof(chase_node), pages, context.seed() + 1);
   std::size_t configuration = 0;
-  const std::size_t configurations = sizes.size() * groups.size() * thread_options.size();
+  const std::size_t configurations = sizes.size() * thread_options.size();
   for (std::size_t size : sizes) {
     context.progress("building " + format_bytes(size) + " of nodes");
     const huge_array<chase_node> nodes = random_mapping(size / sizeof(chase_node), pages, context.seed());
@@ -121,89 +122,96 @@ void run_pointer_chase(run_context& context) {
     for (std::uint64_t& start : starts) start = random.below(nodes.size());
     std::vector<std::uint64_t> reference_starts(lookups);
     for (std::uint64_t& start : reference_starts) start = random.below(reference.size());
+    const bool dram_resident = residency_of(size) == "dram";
 
     for (unsigned threads : thread_options) {
+      context.configuration(configuration++, configurations,
+                            format_bytes(size) + ", " + std::to_string(threads) + (threads == 1 ? " thread" : " threads"));
+      // One call measures every technique at every group size beside one naive loop, so every
+      // ratio is taken within the same interleaved repetitions. Passes are named
+      // "<technique>@<group>"; "@compute" passes run over the L1-resident reference: naive for
+      // the model's T_compute, the interleavers at group 1 for their switching alone (model.hpp).
       worker_team team(threads);
-      for (std::size_t group : groups) {
-        context.configuration(configuration++, configurations,
-                              format_bytes(size) + ", group " + std::to_string(group) + ", " + std::to_string(threads) +
-                                  (threads == 1 ? " thread" : " threads"));
-        // Every technique over `over` from `from` (the nodes, or the L1-resident reference when
-        // `suffix` is "@compute").
-        std::vector<technique_run> techniques;
-        auto add_techniques = [&](const huge_array<chase_node>& over, const std::vector<std::uint64_t>& from,
-                                  const std::string& suffix, bool interleavers) {
-          const chase_node* data = over.data();
-          const std::uint64_t* first = from.data();
-          techniques.push_back(team.technique("naive" + suffix, lookups, [data, first](std::size_t begin, std::size_t end) {
+      std::vector<technique_run> techniques;
+      auto add_naive = [&](const std::string& name, const chase_node* data, const std::uint64_t* first) {
+        techniques.push_back(team.technique(name, lookups, [data, first](std::size_t begin, std::size_t end) {
+          std::uint64_t checksum = 0;
+          for (std::size_t i = begin; i < end; ++i) checksum += chase_plain(data, first[i]);
+          return checksum;
+        }));
+      };
+      auto add_interleavers = [&](const std::string& suffix, std::size_t group, const chase_node* data,
+                                  const std::uint64_t* first) {
+        auto scheduled = [first](auto scheduler, auto launch) {
+          return [first, scheduler, launch](std::size_t begin, std::size_t end) {
             std::uint64_t checksum = 0;
-            for (std::size_t i = begin; i < end; ++i) checksum += chase_plain(data, first[i]);
+            scheduler.run(end - begin, [&](std::size_t i) { return launch(first[begin + i]); },
+                          [&](std::size_t, std::uint64_t result) { checksum += result; });
             return checksum;
-          }));
-          if (!interleavers) return;
-          auto scheduled = [first](auto scheduler, auto launch) {
-            return [first, scheduler, launch](std::size_t begin, std::size_t end) {
-              std::uint64_t checksum = 0;
-              scheduler.run(end - begin, [&](std::size_t i) { return launch(first[begin + i]); },
-                            [&](std::size_t, std::uint64_t result) { checksum += result; });
-              return checksum;
-            };
           };
-          const auto coro_launch = [data](std::uint64_t start) { return chase_coro(data, start); };
-          const auto fiber_launch = [data](std::uint64_t start) {
-            return fiber<std::uint64_t>([data, start](fiber_context& c) { return chase_fiber(c, data, start); });
-          };
-          if (context.selected("coro")) {
-            techniques.push_back(team.technique("coro" + suffix, lookups, scheduled(interleaved_scheduler{group}, coro_launch)));
-          }
-          if (context.selected("batched")) {
-            techniques.push_back(team.technique("batched" + suffix, lookups, scheduled(batched_scheduler{group}, coro_launch)));
-          }
-          if (context.selected("fiber")) {
-            techniques.push_back(team.technique("fiber" + suffix, lookups, scheduled(interleaved_scheduler{group}, fiber_launch)));
-          }
         };
-        add_techniques(nodes, starts, "", true);
-        // The model's T_compute, and at group 1 each technique's switching alone (model.hpp).
-        add_techniques(reference, reference_starts, "@compute", group == 1);
-        std::vector<measurement> measured = measure_interleaved(techniques, repetitions, &context);
-        std::vector<measurement> compute_passes;
-        for (const measurement& m : measured) {
-          if (m.name.ends_with("@compute")) compute_passes.push_back(m);
+        const auto coro_launch = [data](std::uint64_t start) { return chase_coro(data, start); };
+        const auto fiber_launch = [data](std::uint64_t start) {
+          return fiber<std::uint64_t>([data, start](fiber_context& c) { return chase_fiber(c, data, start); });
+        };
+        if (context.selected("coro")) {
+          techniques.push_back(team.technique("coro" + suffix, lookups, scheduled(interleaved_scheduler{group}, coro_launch)));
         }
-        std::erase_if(measured, [](const measurement& m) { return m.name.ends_with("@compute"); });
-        require_same_checksums(measured, "pointer-chase");
-        require_same_checksums(compute_passes, "pointer-chase on the cache-resident reference");
-        const measurement& reference_pass = find_measurement(compute_passes, "naive@compute");
+        if (context.selected("batched")) {
+          techniques.push_back(team.technique("batched" + suffix, lookups, scheduled(batched_scheduler{group}, coro_launch)));
+        }
+        if (context.selected("fiber")) {
+          techniques.push_back(team.technique("fiber" + suffix, lookups, scheduled(interleaved_scheduler{group}, fiber_launch)));
+        }
+      };
+      add_naive("naive", nodes.data(), starts.data());
+      add_naive("naive@compute", reference.data(), reference_starts.data());
+      for (std::size_t group : groups) add_interleavers("@" + std::to_string(group), group, nodes.data(), starts.data());
+      if (std::find(groups.begin(), groups.end(), 1) != groups.end()) {
+        add_interleavers("@compute", 1, reference.data(), reference_starts.data());
+      }
 
-        const double naive_ns = find_measurement(measured, "naive").median_ns;
-        const double count = static_cast<double>(lookups);
-        for (const measurement& m : measured) {
-          if (m.name == "naive" && !context.selected("naive")) continue;
-          const double ns_per_op = m.median_ns / count;
-          result_row row;
-          row.set("structure", "pointer-chase")
-              .set("technique", m.name)
-              .set("threads", static_cast<std::int64_t>(threads))
-              .set("size_bytes", static_cast<std::int64_t>(nodes.size() * sizeof(chase_node)))
-              .set("ops", static_cast<std::int64_t>(lookups))
-              .set("ns_per_op", ns_per_op)
-              .set("mops", count / m.median_ns * 1e3)
-              .set("speedup_vs_naive", naive_ns / m.median_ns)
-              .set("roofline_fraction", roofline_fraction(steps, ns_per_op * threads, profile))
-              .set("cycles_per_op", m.median_cycles / count);
-          if (m.name == "naive") {
-            row.set("compute_ns_per_op", reference_pass.median_ns / count)
-                .set("misses_per_op", static_cast<std::int64_t>(steps))
-                .set("suspensions_per_op", static_cast<std::int64_t>(steps));
-          } else {
-            row.set("group", static_cast<std::int64_t>(group));
-            if (group == 1) {
-              row.set("compute_group1_ns_per_op", find_measurement(compute_passes, m.name + "@compute").median_ns / count);
-            }
+      std::vector<measurement> measured = measure_interleaved(techniques, repetitions, &context);
+      std::vector<measurement> compute_passes;
+      for (const measurement& m : measured) {
+        if (m.name.ends_with("@compute")) compute_passes.push_back(m);
+      }
+      std::erase_if(measured, [](const measurement& m) { return m.name.ends_with("@compute"); });
+      require_same_checksums(measured, "pointer-chase");
+      require_same_checksums(compute_passes, "pointer-chase on the cache-resident reference");
+
+      const double naive_ns = find_measurement(measured, "naive").median_ns;
+      const double count = static_cast<double>(lookups);
+      for (const measurement& m : measured) {
+        const std::size_t at = m.name.find('@');
+        const std::string technique = m.name.substr(0, at);
+        if (technique == "naive" && !context.selected("naive")) continue;
+        const double ns_per_op = m.median_ns / count;
+        result_row row;
+        row.set("structure", "pointer-chase")
+            .set("technique", technique)
+            .set("pass", m.name)
+            .set("threads", static_cast<std::int64_t>(threads))
+            .set("size_bytes", static_cast<std::int64_t>(nodes.size() * sizeof(chase_node)))
+            .set("ops", static_cast<std::int64_t>(lookups))
+            .set("ns_per_op", ns_per_op)
+            .set("mops", count / m.median_ns * 1e3)
+            .set("speedup_vs_naive", naive_ns / m.median_ns)
+            .set("cycles_per_op", m.median_cycles / count);
+        // Per thread, against the one-core peak; only where the nodes live in DRAM.
+        if (dram_resident) row.set("roofline_fraction", roofline_fraction(steps, ns_per_op * threads, profile));
+        if (at == std::string::npos) {
+          row.set("compute_ns_per_op", find_measurement(compute_passes, "naive@compute").median_ns / count)
+              .set("misses_per_op", static_cast<std::int64_t>(steps))
+              .set("suspensions_per_op", static_cast<std::int64_t>(steps));
+        } else {
+          const std::size_t group = std::stoul(m.name.substr(at + 1));
+          row.set("group", static_cast<std::int64_t>(group));
+          if (group == 1) {
+            row.set("compute_group1_ns_per_op", find_measurement(compute_passes, technique + "@compute").median_ns / count);
           }
-          context.emit(std::move(row));
         }
+        context.emit(std::move(row));
       }
     }
   }
@@ -238,10 +246,10 @@ const headline_registration chase_headline{headline_entry{
     .name = "pointer chase (synthetic, 8 loads)",
     .figure = "chase-model",
     .panels = {{.label = "1 GiB (DRAM)",
-                .arguments = {"--size", "1GiB", "--group", "1,8,16,32"},
+                .arguments = {"--size", "1GiB", "--group", "8,16,32", "--keys", "400000", "--repetitions", "3"},
                 .quick_arguments = {"--size", "64MiB", "--group", "1,16", "--keys", "5000"}},
                {.label = "1 MiB (cache)",
-                .arguments = {"--size", "1MiB", "--group", "1,4,8,16"},
+                .arguments = {"--size", "1MiB", "--group", "4,8,16", "--keys", "400000", "--repetitions", "3"},
                 .quick_arguments = {"--size", "1MiB", "--group", "1,8", "--keys", "5000"}}},
     .budget_seconds = 45,
     .summarize = compare_with_naive_and_peers("naive", {}),

@@ -107,7 +107,15 @@ TEST(Callgrind, RowsAreMatchedToTheLatestCallThatMeasuredTheirTechnique) {
   context.emit(unknown_row);
   context.emit(result_row{});
 
-  ASSERT_EQ(context.passes().size(), 4u);
+  result_row named_pass;
+  named_pass.set("technique", "coro").set("pass", "frame-pool");
+  context.emit(named_pass);
+
+  ASSERT_EQ(context.passes().size(), 5u);
+  ASSERT_TRUE(context.passes()[4].has_value());
+  EXPECT_EQ(context.passes()[4]->technique, "frame-pool");
+  EXPECT_EQ(context.passes()[4]->call, first_coro->call + 1);
+  EXPECT_EQ(context.rows()[4].find("pass"), nullptr);
   ASSERT_TRUE(context.passes()[0].has_value());
   EXPECT_EQ(*context.passes()[0], *first_coro);
   ASSERT_TRUE(context.passes()[1].has_value());
