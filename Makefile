@@ -2,13 +2,15 @@
 #   make test    bootstrap, build (Clang 19, release), run every test
 #   make bench   bootstrap, build, run the headline benchmarks into results/
 # Further targets: test-asan (ASan+UBSan), test-tsan (concurrent tests under TSan),
-# test-gcc (second compiler), ci (all of them, what .ci/run calls), clean.
+# test-gcc (second compiler), callgrind (the braid-bench build valgrind can run, for
+# `--callgrind` instruction counts), bench-smoke (every experiment and the headline in seconds),
+# ci (all of them, what .ci/run calls), clean.
 
 JOBS ?= $(shell nproc)
 BENCH := build/release/bench/braid-bench
 RESULTS ?= results
 
-.PHONY: test bench bootstrap build test-asan test-tsan test-gcc ci clean
+.PHONY: test bench bootstrap build test-asan test-tsan test-gcc callgrind bench-smoke ci clean
 
 bootstrap:
 	@tools/bootstrap.sh
@@ -20,8 +22,16 @@ build: bootstrap
 test: build
 	ctest --preset release -j $(JOBS)
 
+# The headline table, results/report.md and the plots: at most 10 minutes on 2 cores.
 bench: build
-	$(BENCH) run switch-cost --out $(RESULTS)
+	$(BENCH) headline --out $(RESULTS)
+
+callgrind: bootstrap
+	cmake --preset callgrind >/dev/null
+	cmake --build --preset callgrind -j $(JOBS)
+
+bench-smoke: build callgrind
+	tools/bench-smoke.sh
 
 test-asan: bootstrap
 	cmake --preset asan >/dev/null
@@ -38,7 +48,7 @@ test-gcc: bootstrap
 	cmake --build --preset release-gcc -j $(JOBS)
 	ctest --preset release-gcc -j $(JOBS)
 
-ci: test test-asan test-gcc test-tsan
+ci: test bench-smoke test-asan test-gcc test-tsan
 
 clean:
 	rm -rf build

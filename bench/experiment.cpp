@@ -3,7 +3,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <ostream>
+
+#include "braid/core/thread_runner.hpp"
 
 namespace braid::bench {
 
@@ -59,6 +62,13 @@ void check_options(const experiment& definition, const options& given) {
   refuse(!given.techniques.empty(), accepts_technique, "--technique");
   refuse(given.distribution.has_value(), accepts_dist, "--dist");
   refuse(given.pages.has_value(), accepts_pages, "--pages");
+  const std::size_t cpus = available_cpus().size();
+  for (unsigned threads : given.threads) {
+    if (cpus != 0 && threads > cpus) {
+      throw usage_error("--threads: " + std::to_string(threads) + " threads but only " + std::to_string(cpus) +
+                        " CPUs are available to this process (thread sweeps run up to the cores present)");
+    }
+  }
   for (const std::string& technique : given.techniques) {
     if (std::find(definition.techniques.begin(), definition.techniques.end(), technique) ==
         definition.techniques.end()) {
@@ -111,12 +121,58 @@ void run_context::require_memory(std::size_t bytes, const std::string& what) con
 void run_context::emit(result_row row) {
   result_row complete;
   complete.set("experiment", definition_.name);
-  for (const auto& [name, value] : row.fields()) complete.set(name, value);
+  std::optional<std::string> pass;
+  for (const auto& [name, value] : row.fields()) {
+    if (name == "pass") {
+      if (const auto* text = std::get_if<std::string>(&value)) pass = *text;
+      continue;
+    }
+    complete.set(name, value);
+  }
+  if (complete.find("residency") == nullptr) {
+    if (const std::optional<double> bytes = complete.number("size_bytes")) {
+      const std::string residency = residency_of(static_cast<std::size_t>(*bytes));
+      if (!residency.empty()) complete.set("residency", residency);
+    }
+  }
+  const field_value* technique = complete.find("technique");
+  const std::string* name = technique == nullptr ? nullptr : std::get_if<std::string>(technique);
+  if (pass) name = &*pass;
+  passes_.push_back(name == nullptr ? std::nullopt : latest_pass_of(*name));
   rows_.push_back(std::move(complete));
 }
 
+std::string format_duration(double seconds) {
+  if (!(seconds >= 0) || !std::isfinite(seconds)) return "?";
+  const long whole = std::lround(seconds);
+  if (whole < 60) return std::to_string(whole) + "s";
+  const long minutes = whole / 60;
+  const long rest = whole % 60;
+  return std::to_string(minutes) + "m" + (rest < 10 ? "0" : "") + std::to_string(rest) + "s";
+}
+
+void run_context::configuration(std::size_t index, std::size_t total, const std::string& label) {
+  const auto now = std::chrono::steady_clock::now();
+  if (configurations_total_ == 0 || index == 0) sweep_start_ = now;
+  configurations_done_ = index;
+  configurations_total_ = total;
+  configuration_label_ = label + " [" + std::to_string(index + 1) + "/" + std::to_string(total);
+  if (index > 0) {
+    const double elapsed = std::chrono::duration<double>(now - sweep_start_).count();
+    const double left = elapsed / static_cast<double>(index) * static_cast<double>(total - index);
+    configuration_label_ += ", about " + format_duration(left) + " left";
+  }
+  configuration_label_ += "]";
+  progress("");
+}
+
 void run_context::progress(const std::string& message) const {
-  if (progress_enabled_) progress_stream_ << "\r\033[K" << definition_.name << ": " << message << std::flush;
+  if (!progress_enabled_) return;
+  std::string line = definition_.name;
+  if (!progress_prefix_.empty()) line += " " + progress_prefix_;
+  if (!configuration_label_.empty()) line += " " + configuration_label_;
+  if (!message.empty()) line += ": " + message;
+  progress_stream_ << "\r\033[K" << line << std::flush;
 }
 
 }  // namespace braid::bench

@@ -4,11 +4,14 @@
 // experiment declares and calls it with a run_context.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "callgrind.hpp"
 #include "options.hpp"
 #include "results.hpp"
 
@@ -68,12 +71,26 @@ class run_context {
   // Refuses (usage_error) a data size that does not fit in available memory.
   void require_memory(std::size_t bytes, const std::string& what) const;
 
-  // A result; `experiment` is filled in.
+  // A result; `experiment` is filled in, `residency` ("cache" or "dram") is added when the row
+  // has a `size_bytes`, and the row is matched to the measured pass it reports, for instruction
+  // counts: the latest measure_interleaved call that measured a technique_run named like the
+  // row's `pass` field (which is then removed from the row) or, without one, its `technique`.
+  // Set `pass` when a call measures one technique under several names ("coro@16").
   void emit(result_row row);
   [[nodiscard]] const std::vector<result_row>& rows() const { return rows_; }
+  [[nodiscard]] std::vector<result_row>& rows() { return rows_; }
+  // Per row, the pass it reports (nullopt for rows without a measured technique).
+  [[nodiscard]] const std::vector<std::optional<pass_key>>& passes() const { return passes_; }
 
-  // Progress for long runs: printed when stderr is a terminal, silent otherwise.
+  // Progress for long runs: printed when stderr is a terminal, silent otherwise. The line
+  // names the experiment, the figure panel and the configuration running, with an estimate of
+  // the time left once a configuration has finished.
   void progress(const std::string& message) const;
+  // Starts configuration `index` of `total` (0-based) of a sweep, e.g. "group 8, 1GiB":
+  // progress lines show it, and the time per finished configuration gives the ETA.
+  void configuration(std::size_t index, std::size_t total, const std::string& label);
+  // Set by figure runs: "panel 2/4 (1 GiB zipf)".
+  void set_progress_prefix(std::string prefix) { progress_prefix_ = std::move(prefix); }
 
   // Facts the experiment learned (page size obtained, seeds) for the run's metadata.
   void note(const std::string& key, const std::string& value) { notes_.emplace_back(key, value); }
@@ -85,11 +102,22 @@ class run_context {
   std::ostream& progress_stream_;
   bool progress_enabled_;
   std::vector<result_row> rows_;
+  std::vector<std::optional<pass_key>> passes_;
   std::vector<std::pair<std::string, std::string>> notes_;
+  std::string progress_prefix_;
+  std::string configuration_label_;
+  std::chrono::steady_clock::time_point sweep_start_{};
+  std::size_t configurations_done_ = 0;
+  std::size_t configurations_total_ = 0;
 };
 
-// Validates `given` against the experiment's declared options and techniques.
+// Validates `given` against the experiment's declared options and techniques, and refuses
+// --threads above the CPUs this process may run on (pinned workers would share a CPU and the
+// numbers would mean nothing): a thread sweep runs up to the cores present.
 void check_options(const experiment& definition, const options& given);
+
+// "1m05s", "42s": for progress lines and time budgets.
+std::string format_duration(double seconds);
 
 // Top-level commands of braid-bench (`list`, `run`, ...). Each lives in its own file under
 // commands/ and registers itself, like experiments do.

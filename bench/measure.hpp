@@ -29,8 +29,11 @@ struct measurement {
   std::vector<double> samples_ns;
 };
 
-// Runs every technique `repetitions` times, interleaved. A warm-up pass of each precedes the
-// timed ones. Throws std::logic_error if a technique's checksum changes between passes.
+// Runs every technique `repetitions` times (at least once), interleaved. A warm-up pass of each
+// precedes the timed ones. Throws std::logic_error if a technique's checksum changes between
+// passes. Every call is numbered and its technique names recorded, so that rows emitted
+// afterwards can be matched to their pass (callgrind.hpp); in the process that counts
+// instructions under callgrind, each technique runs one counted pass after its warm-up.
 std::vector<measurement> measure_interleaved(const std::vector<technique_run>& techniques,
                                              unsigned repetitions, const run_context* progress = nullptr);
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <iomanip>
@@ -135,14 +136,93 @@ std::string read_first_line(const std::string& path) {
   return line;
 }
 
+// Columns present in `rows` among `wanted`, or all of them when `wanted` is empty.
+std::vector<std::string> chosen_columns(const std::vector<result_row>& rows, const std::vector<std::string>& wanted) {
+  if (wanted.empty()) return columns_of(rows);
+  std::vector<std::string> columns;
+  for (const std::string& column : wanted) {
+    if (std::any_of(rows.begin(), rows.end(), [&](const result_row& row) { return row.find(column) != nullptr; })) {
+      columns.push_back(column);
+    }
+  }
+  return columns;
+}
+
+std::size_t parse_cache_size(const std::string& text) {
+  // sysfs writes "32768K" (or "2M").
+  std::size_t value = 0;
+  std::size_t position = 0;
+  while (position < text.size() && std::isdigit(static_cast<unsigned char>(text[position]))) {
+    value = value * 10 + static_cast<std::size_t>(text[position] - '0');
+    ++position;
+  }
+  if (position < text.size() && (text[position] == 'K' || text[position] == 'k')) value <<= 10;
+  if (position < text.size() && (text[position] == 'M' || text[position] == 'm')) value <<= 20;
+  return value;
+}
+
 }  // namespace
 
-void write_table(std::ostream& out, const std::vector<result_row>& rows) {
+std::size_t last_level_cache_bytes() {
+  static const std::size_t bytes = [] {
+    std::size_t largest = 0;
+    for (int index = 0; index < 8; ++index) {
+      const std::string base = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+      const std::string level = read_first_line(base + "level");
+      if (level.empty()) break;
+      if (read_first_line(base + "type") == "Instruction") continue;
+      largest = std::max(largest, parse_cache_size(read_first_line(base + "size")));
+    }
+    return largest;
+  }();
+  return bytes;
+}
+
+std::string residency_of(std::size_t size_bytes) {
+  const std::size_t cache = last_level_cache_bytes();
+  if (cache == 0) return "";
+  return size_bytes <= cache ? "cache" : "dram";
+}
+
+void write_markdown_table(std::ostream& out, const std::vector<result_row>& rows,
+                          const std::vector<std::string>& wanted) {
   if (rows.empty()) {
     out << "(no results)\n";
     return;
   }
-  const std::vector<std::string> columns = columns_of(rows);
+  const std::vector<std::string> columns = chosen_columns(rows, wanted);
+  auto cell_text = [](std::string text) {
+    std::string escaped;
+    for (char c : text) escaped += c == '|' ? std::string("\\|") : std::string(1, c);
+    return escaped;
+  };
+  out << '|';
+  for (const std::string& column : columns) out << ' ' << cell_text(column) << " |";
+  out << "\n|";
+  for (const std::string& column : columns) {
+    const bool numeric = std::any_of(rows.begin(), rows.end(), [&](const result_row& row) {
+      const field_value* value = row.find(column);
+      return value != nullptr && !std::holds_alternative<std::string>(*value);
+    });
+    out << (numeric ? " ---: |" : " --- |");
+  }
+  out << '\n';
+  for (const result_row& row : rows) {
+    out << '|';
+    for (const std::string& column : columns) {
+      const field_value* value = row.find(column);
+      out << ' ' << (value == nullptr ? std::string("-") : cell_text(to_text(*value))) << " |";
+    }
+    out << '\n';
+  }
+}
+
+void write_table(std::ostream& out, const std::vector<result_row>& rows, const std::vector<std::string>& wanted) {
+  if (rows.empty()) {
+    out << "(no results)\n";
+    return;
+  }
+  const std::vector<std::string> columns = chosen_columns(rows, wanted);
   std::vector<std::size_t> widths;
   for (const std::string& column : columns) {
     std::size_t width = column.size();

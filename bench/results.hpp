@@ -41,10 +41,22 @@ struct run_metadata {
   static run_metadata collect();
 };
 
-void write_table(std::ostream& out, const std::vector<result_row>& rows);
+// The terminal table of the given columns (standard fields first, then the others, when empty).
+void write_table(std::ostream& out, const std::vector<result_row>& rows, const std::vector<std::string>& columns = {});
+// A GitHub-flavoured Markdown table of the given columns (all present ones when empty).
+void write_markdown_table(std::ostream& out, const std::vector<result_row>& rows,
+                          const std::vector<std::string>& columns = {});
 void write_csv(std::ostream& out, const std::vector<result_row>& rows, const run_metadata& metadata);
 void write_json_lines(std::ostream& out, const std::vector<result_row>& rows, const run_metadata& metadata);
 
 std::string to_text(const field_value& value);
+
+// Size of the largest data cache of CPU 0 (sysfs), 0 when unknown.
+std::size_t last_level_cache_bytes();
+
+// Where data of `size_bytes` lives once warm: "cache" when it fits in the last-level cache,
+// "dram" otherwise (empty when the cache size is unknown). Rows with a `size_bytes` get a
+// `residency` field from this when they are emitted.
+std::string residency_of(std::size_t size_bytes);
 
 }  // namespace braid::bench

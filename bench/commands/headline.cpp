@@ -1,0 +1,179 @@
+// braid-bench headline: what `make bench` runs. Every registered headline entry (headline.hpp),
+// in order: the roofline probe first, then the machinery, then each structure's budgeted
+// configuration. Prints the headline tables and the time of each part against its budget;
+// writes every part's CSV, JSON lines and plot, the headline tables, and report.md to the
+// output directory (results/ by default).
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "experiment.hpp"
+#include "figure_run.hpp"
+#include "headline.hpp"
+#include "report.hpp"
+
+namespace braid::bench {
+namespace {
+
+constexpr const char* headline_help = R"(usage: braid-bench headline [--quick] [--out DIR]
+
+Runs the headline: this machine's limits (roofline probe), the cost of the coroutine machinery,
+and for each structure its best technique against the naive loop and against what a user would
+use instead (the peer), DRAM-resident and cache-resident, with roofline fractions. Budgeted to
+10 minutes on 2 cores; each part's time is printed beside its budget.
+
+  --quick     every part in its quick configuration: seconds (the CI smoke test)
+  --out DIR   where the report, tables and plots go (default: results)
+
+Writes DIR/report.md (machine, headline tables, every part's plot and the papers' numbers beside
+ours, where ours differs in shape), DIR/headline.csv|.jsonl, DIR/machine.csv|.jsonl and each
+part's DIR/NAME.csv|.jsonl|.png.
+)";
+
+struct headline_options {
+  bool quick = false;
+  std::string out_dir = "results";
+};
+
+headline_options parse_headline_options(const std::vector<std::string>& arguments) {
+  headline_options parsed;
+  for (std::size_t position = 0; position < arguments.size(); ++position) {
+    const std::string& argument = arguments[position];
+    if (argument == "--quick") {
+      parsed.quick = true;
+    } else if (argument == "--out") {
+      if (position + 1 >= arguments.size()) throw usage_error("--out: needs a value");
+      parsed.out_dir = arguments[++position];
+    } else {
+      throw usage_error("headline: unknown option '" + argument + "' (braid-bench headline --help)");
+    }
+  }
+  return parsed;
+}
+
+void write_table_files(const std::filesystem::path& directory, const std::string& name, const std::vector<result_row>& rows,
+                       const run_metadata& metadata) {
+  std::ofstream csv(directory / (name + ".csv"));
+  write_csv(csv, rows, metadata);
+  std::ofstream json(directory / (name + ".jsonl"));
+  write_json_lines(json, rows, metadata);
+  if (!csv || !json) throw std::runtime_error("could not write " + (directory / name).string() + ".csv/.jsonl");
+}
+
+int run_headline(const std::vector<std::string>& arguments) {
+  for (const std::string& argument : arguments) {
+    if (argument == "--help" || argument == "-h") {
+      std::cout << headline_help;
+      return 0;
+    }
+  }
+  const headline_options given = parse_headline_options(arguments);
+  const std::filesystem::path directory(given.out_dir);
+  std::filesystem::create_directories(directory);
+
+  double budget = 0;
+  for (const headline_entry& entry : headline_entries()) budget += entry.budget_seconds;
+  if (budget > headline_budget_seconds) {
+    std::cerr << "braid-bench: headline: the parts' budgets add up to " << format_duration(budget) << ", over the "
+              << format_duration(headline_budget_seconds) << " the headline promises\n";
+  }
+
+  options user;
+  user.quick = given.quick;
+  // Results live in `runs`; the report points into it, so it is filled completely first.
+  std::vector<figure_result> runs;
+  std::vector<const headline_entry*> ran;
+  report contents;
+  contents.title = std::string("braid-bench headline") + (given.quick ? " --quick" : "");
+  const auto start = std::chrono::steady_clock::now();
+  for (const headline_entry& entry : headline_entries()) {
+    const figure* preset = find_figure(entry.figure);
+    result_row timing;
+    timing.set("part", entry.name).set("budget_s", entry.budget_seconds);
+    if (preset == nullptr) {
+      contents.failures.push_back(entry.name + ": figure '" + entry.figure + "' is not registered");
+      timing.set("status", "failed");
+      contents.timing.push_back(std::move(timing));
+      continue;
+    }
+    figure definition = *preset;
+    if (!entry.panels.empty()) definition.panels = entry.panels;
+    try {
+      runs.push_back(run_figure(definition, user, std::cerr));
+      ran.push_back(&entry);
+      timing.set("seconds", runs.back().seconds).set("status", "ok");
+      if (!given.quick && runs.back().seconds > entry.budget_seconds) {
+        timing.set("status", "over budget");
+        std::cerr << "braid-bench: headline: " << entry.name << " took " << format_duration(runs.back().seconds)
+                  << ", over its budget of " << format_duration(entry.budget_seconds) << '\n';
+      }
+    } catch (const std::exception& error) {
+      contents.failures.push_back(entry.name + ": " + error.what());
+      std::cerr << "braid-bench: headline: " << entry.name << " failed: " << error.what() << '\n';
+      timing.set("status", "failed");
+    }
+    contents.timing.push_back(std::move(timing));
+  }
+  result_row total;
+  total.set("part", "total")
+      .set("budget_s", headline_budget_seconds)
+      .set("seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count())
+      .set("status", budget > headline_budget_seconds ? "parts over the total budget" : "ok");
+  contents.timing.push_back(std::move(total));
+
+  run_metadata metadata = run_metadata::collect();
+  for (std::size_t index = 0; index < runs.size(); ++index) {
+    const headline_entry& entry = *ran[index];
+    const run_metadata part = metadata_of(runs[index]);
+    for (const auto& [key, value] : part.facts) {
+      if (!metadata.facts.contains(key)) metadata.facts[key] = value;
+    }
+    std::vector<result_row> lines = entry.summarize(runs[index].rows, entry.name);
+    std::vector<result_row>& table = entry.table == headline_table::structures ? contents.structures : contents.machine;
+    table.insert(table.end(), lines.begin(), lines.end());
+  }
+  contents.metadata = metadata;
+
+  std::vector<std::string> problems;
+  for (const figure_result& run : runs) {
+    contents.figures.push_back({&run, write_figure_files(run, metadata_of(run), directory, problems)});
+  }
+  write_table_files(directory, "headline", contents.structures, metadata);
+  write_table_files(directory, "machine", contents.machine, metadata);
+  {
+    std::ofstream file(directory / "report.md");
+    write_report(file, contents);
+    if (!file) throw std::runtime_error("could not write " + (directory / "report.md").string());
+  }
+
+  std::cout << "# braid-bench headline" << (given.quick ? " --quick (smoke test: sizes too small to mean anything)" : "")
+            << "\n# cpu: " << metadata.facts["cpu"] << "; caches: " << metadata.facts["caches"]
+            << "; git: " << metadata.facts["git"] << "\n\n";
+  std::cout << "Each structure: best technique vs naive vs peer\n";
+  write_table(std::cout, contents.structures, structure_columns());
+  std::cout << "\nThis machine's limits and the cost of the machinery\n";
+  write_table(std::cout, contents.machine, machine_columns());
+  std::cout << "\nTime per part (budget: " << format_duration(headline_budget_seconds) << " on 2 cores)\n";
+  write_table(std::cout, contents.timing);
+  // One line per distinct problem (a missing gnuplot is said once).
+  std::vector<std::string> said;
+  for (const std::string& problem : problems) {
+    if (std::find(said.begin(), said.end(), problem) != said.end()) continue;
+    said.push_back(problem);
+    std::cerr << "braid-bench: " << problem << '\n';
+  }
+  std::cout << "\nreport: " << (directory / "report.md").string() << '\n';
+  for (const std::string& failure : contents.failures) std::cerr << "braid-bench: headline: failed: " << failure << '\n';
+  return contents.failures.empty() ? 0 : 1;
+}
+
+const command_registration headline{command{
+    .name = "headline",
+    .usage = "headline [--quick] [--out DIR]",
+    .summary = "the main job: headline table, report and plots in results/ (what `make bench` runs)",
+    .run = run_headline,
+}};
+
+}  // namespace
+}  // namespace braid::bench

@@ -1,0 +1,136 @@
+#include "headline.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "options.hpp"
+
+namespace braid::bench {
+
+namespace {
+
+std::vector<headline_entry>& registry() {
+  static std::vector<headline_entry> all;
+  return all;
+}
+
+std::string text_of(const result_row& row, const std::string& field) {
+  const field_value* value = row.find(field);
+  return value == nullptr ? std::string() : to_text(*value);
+}
+
+double throughput(const result_row* row) { return row == nullptr ? 0 : row->number("mops").value_or(0); }
+
+// The faster of two rows by throughput (either may be null).
+const result_row* faster(const result_row* a, const result_row* b) {
+  if (a == nullptr) return b;
+  if (b == nullptr) return a;
+  return throughput(b) > throughput(a) ? b : a;
+}
+
+}  // namespace
+
+headline_registration::headline_registration(headline_entry entry) {
+  registry().push_back(std::move(entry));
+  std::sort(registry().begin(), registry().end(), [](const headline_entry& a, const headline_entry& b) {
+    return a.order != b.order ? a.order < b.order : a.name < b.name;
+  });
+}
+
+const std::vector<headline_entry>& headline_entries() { return registry(); }
+
+const std::vector<std::string>& structure_columns() {
+  static const std::vector<std::string> columns = {
+      "structure", "residency", "size",    "best",           "group",           "best_mops",         "naive_mops",
+      "peer",      "peer_mops", "speedup_vs_naive", "speedup_vs_peer", "roofline_fraction", "naive_roofline_fraction"};
+  return columns;
+}
+
+const std::vector<std::string>& machine_columns() {
+  static const std::vector<std::string> columns = {"what", "value", "unit", "source"};
+  return columns;
+}
+
+headline_summary compare_with_naive_and_peers(std::string baseline, std::vector<std::string> peers) {
+  return [baseline = std::move(baseline), peers = std::move(peers)](const std::vector<result_row>& rows,
+                                                                    const std::string& name) {
+    struct line {
+      const result_row* best = nullptr;
+      const result_row* naive = nullptr;
+      const result_row* peer = nullptr;
+      std::size_t size = 0;
+    };
+    std::vector<std::string> order;
+    std::map<std::string, line> lines;
+    for (const result_row& row : rows) {
+      if (!row.number("mops")) continue;
+      const std::string residency = text_of(row, "residency");
+      if (!lines.contains(residency)) order.push_back(residency);
+      line& current = lines[residency];
+      current.size = std::max(current.size, static_cast<std::size_t>(row.number("size_bytes").value_or(0)));
+      const std::string technique = text_of(row, "technique");
+      if (technique == baseline) current.naive = faster(current.naive, &row);
+      else if (std::find(peers.begin(), peers.end(), technique) != peers.end()) current.peer = faster(current.peer, &row);
+      else current.best = faster(current.best, &row);
+    }
+    // DRAM-resident first: that is where interleaving is meant to win.
+    std::sort(order.begin(), order.end(), [](const std::string& a, const std::string& b) {
+      return (a == "dram") != (b == "dram") ? a == "dram" : a < b;
+    });
+    std::vector<result_row> out;
+    for (const std::string& residency : order) {
+      const line& current = lines[residency];
+      if (current.best == nullptr && current.naive == nullptr) continue;
+      result_row summary;
+      summary.set("structure", name).set("residency", residency.empty() ? std::string("-") : residency);
+      if (current.size != 0) summary.set("size", format_bytes(current.size));
+      if (current.best != nullptr) {
+        summary.set("best", text_of(*current.best, "technique"));
+        if (const field_value* group = current.best->find("group")) summary.set("group", *group);
+        summary.set("best_mops", throughput(current.best));
+      }
+      if (current.naive != nullptr) summary.set("naive_mops", throughput(current.naive));
+      if (current.peer != nullptr) {
+        summary.set("peer", text_of(*current.peer, "technique")).set("peer_mops", throughput(current.peer));
+      }
+      if (current.best != nullptr && current.naive != nullptr && throughput(current.naive) > 0) {
+        summary.set("speedup_vs_naive", throughput(current.best) / throughput(current.naive));
+      }
+      if (current.best != nullptr && current.peer != nullptr && throughput(current.peer) > 0) {
+        summary.set("speedup_vs_peer", throughput(current.best) / throughput(current.peer));
+      }
+      if (current.best != nullptr) {
+        if (const auto fraction = current.best->number("roofline_fraction")) summary.set("roofline_fraction", *fraction);
+      }
+      if (current.naive != nullptr) {
+        if (const auto fraction = current.naive->number("roofline_fraction")) summary.set("naive_roofline_fraction", *fraction);
+      }
+      out.push_back(std::move(summary));
+    }
+    return out;
+  };
+}
+
+headline_summary report_facts(std::vector<machine_fact> facts) {
+  return [facts = std::move(facts)](const std::vector<result_row>& rows, const std::string& name) {
+    std::vector<result_row> out;
+    for (const machine_fact& fact : facts) {
+      const std::optional<extent> value = statistic_of(rows, fact.where, fact.field, fact.computed, fact.best_by);
+      if (!value) continue;
+      result_row line;
+      line.set("what", fact.what);
+      // Counts (chains, bytes) print as integers.
+      if (value->high == std::floor(value->high) && std::abs(value->high) < 1e15) {
+        line.set("value", static_cast<std::int64_t>(value->high));
+      } else {
+        line.set("value", value->high);
+      }
+      line.set("unit", fact.unit).set("source", name);
+      out.push_back(std::move(line));
+    }
+    return out;
+  };
+}
+
+}  // namespace braid::bench

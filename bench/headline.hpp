@@ -1,0 +1,84 @@
+// The headline: what `braid-bench headline` (and `make bench`) runs and prints.
+//
+// Each structure's experiment file declares its headline entry: a budgeted configuration of
+// one of its figures (DRAM-resident and cache-resident panels, a few group sizes) and how its
+// rows become lines of the headline tables. For an index that is a few lines:
+//
+//   const headline_registration hash_headline{headline_entry{
+//       .name = "chained hash table",
+//       .figure = "fig1-2-hash-groups",
+//       .panels = {{.label = "10M keys uniform",   // labels as in the figure, so its paper numbers apply
+//                   .arguments = {"--size", "1GiB", "--group", "8,16,32"},
+//                   .quick_arguments = {"--size", "4MiB", "--group", "8", "--keys", "2000"}},
+//                  {.label = "0.5 MiB uniform", .arguments = {...}, .quick_arguments = {...}}},
+//       .budget_seconds = 60,
+//       .summarize = compare_with_naive_and_peers("naive", {"std-unordered-map", "absl-flat-hash-map"}),
+//   }};
+//
+// The structures table has one line per structure and residency: the best technique (highest
+// throughput, any group) against the best naive row and the best peer, with speedups and
+// roofline fractions. The machine table holds the measured limits and the cost of the
+// machinery. The whole headline is budgeted to 10 minutes on 2 cores; `headline` prints each
+// part's budget next to the time it took.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "figures.hpp"
+#include "results.hpp"
+
+namespace braid::bench {
+
+// Turns an entry's rows into lines of a headline table; `name` is the entry's name.
+using headline_summary = std::function<std::vector<result_row>(const std::vector<result_row>& rows, const std::string& name)>;
+
+enum class headline_table { structures, machine };
+
+struct headline_entry {
+  std::string name;             // "chained hash table"
+  std::string figure;           // the figure preset it runs (experiment, axes, paper numbers)
+  std::vector<panel> panels;    // the budgeted configuration; empty: the figure's own panels
+  double budget_seconds = 60;   // expected time of the full configuration on 2 cores
+  headline_summary summarize;
+  headline_table table = headline_table::structures;
+  int order = 100;              // position in the headline; the roofline goes first (0)
+};
+
+struct headline_registration {
+  explicit headline_registration(headline_entry entry);
+};
+
+// Entries in headline order (then by name).
+const std::vector<headline_entry>& headline_entries();
+
+// The headline's total budget: 10 minutes on 2 cores.
+constexpr double headline_budget_seconds = 600;
+
+// Per structure and residency (`residency` field; rows without one form their own line): the
+// fastest row of any technique that is neither the baseline nor a peer, the fastest baseline
+// row and the fastest peer row, by `mops`. Columns: structure, residency, size, best, group,
+// best_mops, naive_mops, peer, peer_mops, speedup_vs_naive, speedup_vs_peer,
+// roofline_fraction (of the best), naive_roofline_fraction.
+headline_summary compare_with_naive_and_peers(std::string baseline, std::vector<std::string> peers);
+
+// Column order of the two tables.
+const std::vector<std::string>& structure_columns();
+const std::vector<std::string>& machine_columns();
+
+// One line of the machine table: a statistic of one field over some rows, with its unit.
+struct machine_fact {
+  std::string what;                    // "dependent-load latency"
+  row_filter where;                    // {{"chains", "1"}}
+  std::string field;                   // "ns_per_load"
+  std::string unit;                    // "ns"
+  statistic computed = statistic::maximum;
+  std::string best_by = "mops";        // at_best only
+};
+
+// Lines `what`, `value`, `unit`, `source` (the entry's name); facts without a matching row are
+// left out.
+headline_summary report_facts(std::vector<machine_fact> facts);
+
+}  // namespace braid::bench
