@@ -1,0 +1,231 @@
+// sorted_array: a read-only sorted set of keys searched by binary search — the dictionary
+// of a column store, and the binary-search microbenchmark of "Killer Nanoseconds" (§3.2),
+// Cimple (§7.1) and the interleaving thesis (§2.4, §4.2).
+//
+//   braid::sorted_array<std::int32_t> keys(values);          // sorted and deduplicated
+//   std::optional<std::size_t> at = keys.find(42);            // position of 42, or nullopt
+//   keys.multi_find(probes, positions, braid::technique::gp, 12);
+//
+// Layout: the keys, ascending and distinct, in one huge_array (2 MiB pages by default). Key
+// types: any trivially copyable, totally ordered type — int32_t, int64_t, and the fixed-width
+// string key fixed_string<15> (16 bytes inline, ordered like the strings).
+//
+// A lookup returns the key's position in the array, or std::nullopt when it is absent. Two
+// plain searches, because which one is faster depends on the machine, the compiler and the
+// size (the papers disagree; the benchmark reports both and compares against the faster):
+//   find(key)           branch-free lower bound (the thesis's Listing 2.1): the range halves
+//                       with a conditional move, log2(n) + 1 probes whatever the key; then one
+//                       equality test. The oracle, and the algorithm every technique runs;
+//   find_branchy(key)   classic binary search with an early exit on equality: a data-dependent
+//                       branch per level, which the core speculates through (a wrong guess
+//                       costs a flush, a right one has already started the next load).
+// Interleaved forms of the branch-free search, all equal to find():
+//   find_coro<M>(key)             every probe `co_await fetch<M>`ed (prefetch + suspend);
+//   find_fiber<H>(context, key)   the plain search on a stackful fiber, yielding at each probe;
+//   find_group_prefetching<H>     groups advance level by level in lock step: every search of
+//                                 a group takes the same number of steps, GP's best case;
+//   find_amac<H>                  a ring of state machines, one probe per stage;
+//   multi_find(keys, out, technique, group)   any of the above over a batch, in input order.
+//
+// Complexity: O(n log n) to build from unsorted keys, O(n) from sorted ones; O(log n) per
+// lookup. Invariant: keys strictly ascending. Immutable once built, so lookups may run
+// concurrently from any number of threads.
+#pragma once
+
+#include <algorithm>
+#include <concepts>
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "braid/core/coro.hpp"
+#include "braid/core/fetch.hpp"
+#include "braid/core/fiber.hpp"
+#include "braid/core/huge_buffer.hpp"
+#include "braid/core/mode.hpp"
+#include "braid/core/prefetch.hpp"
+#include "braid/index/detail/lookup_techniques.hpp"
+#include "braid/index/detail/sorted_array_fixed_string.hpp"
+#include "braid/index/technique.hpp"
+
+namespace braid {
+
+template <std::totally_ordered Key>
+  requires std::is_trivially_copyable_v<Key> && std::is_trivially_default_constructible_v<Key>
+class sorted_array {
+ public:
+  using key_type = Key;
+  using result_type = std::optional<std::size_t>;
+
+  // Hint of the interleaved lookups unless multi_find is told otherwise (chosen by measuring
+  // T0 against NTA with `braid-bench run binary-search`).
+  static constexpr prefetch_hint default_prefetch_hint = prefetch_hint::nta;
+
+  sorted_array() = default;
+
+  // Sorts and deduplicates a copy of `keys`.
+  explicit sorted_array(std::span<const Key> keys, page_size pages = page_size::huge_2m)
+      : keys_(keys.size(), pages), size_(keys.size()) {
+    std::copy(keys.begin(), keys.end(), keys_.begin());
+    std::sort(keys_.begin(), keys_.begin() + size_);
+    size_ = static_cast<std::size_t>(std::unique(keys_.begin(), keys_.begin() + size_) - keys_.begin());
+  }
+
+  // Builds from `count` keys produced in ascending order by key_at(0), key_at(1), ...
+  // Throws std::invalid_argument if they are not strictly ascending.
+  template <class KeyAt>
+    requires std::is_invocable_r_v<Key, KeyAt&, std::size_t>
+  static sorted_array from_sorted(std::size_t count, KeyAt key_at, page_size pages = page_size::huge_2m) {
+    sorted_array built;
+    built.keys_ = huge_array<Key>(count, pages);
+    built.size_ = count;
+    for (std::size_t i = 0; i < count; ++i) {
+      built.keys_[i] = key_at(i);
+      if (i > 0 && !(built.keys_[i - 1] < built.keys_[i])) {
+        throw std::invalid_argument("sorted_array::from_sorted: key " + std::to_string(i) +
+                                    " is not greater than its predecessor");
+      }
+    }
+    return built;
+  }
+
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+  [[nodiscard]] const Key& operator[](std::size_t position) const noexcept { return keys_[position]; }
+  [[nodiscard]] std::span<const Key> keys() const noexcept { return {keys_.data(), size_}; }
+  [[nodiscard]] std::size_t memory_bytes() const noexcept { return size_ * sizeof(Key); }
+  [[nodiscard]] std::string describe_pages() const { return keys_.buffer().describe_pages(); }
+
+  // ---- lookups ------------------------------------------------------------------------------
+
+  [[nodiscard]] result_type find(const Key& key) const { return find_with(key, detail::plain_load{}); }
+
+  [[nodiscard]] result_type find_branchy(const Key& key) const {
+    std::size_t low = 0;
+    std::size_t high = size_;
+    while (low < high) {
+      const std::size_t middle = low + (high - low) / 2;
+      const Key& probed = keys_[middle];
+      if (probed == key) return middle;
+      if (probed < key) {
+        low = middle + 1;
+      } else {
+        high = middle;
+      }
+    }
+    return std::nullopt;
+  }
+
+  template <execution_mode M>
+  coro<result_type> find_coro(Key key) const {
+    if (size_ == 0) co_return std::nullopt;
+    std::size_t low = 0;
+    for (std::size_t remaining = size_; remaining > 1;) {
+      const std::size_t half = remaining / 2;
+      const Key& probed = co_await fetch<M>(&keys_[low + half]);
+      low = probed < key ? low + half : low;
+      remaining -= half;
+    }
+    co_return present_at(low, key);
+  }
+
+  template <prefetch_hint Hint>
+  result_type find_fiber(fiber_context& context, const Key& key) const {
+    return find_with(key, detail::fiber_load<Hint>{&context});
+  }
+
+  template <prefetch_hint Hint>
+  void find_group_prefetching(std::span<const Key> keys, std::span<result_type> out, std::size_t group) const {
+    if (size_ == 0) {
+      std::fill_n(out.begin(), keys.size(), std::nullopt);
+      return;
+    }
+    detail::scratch_array<std::size_t> low(std::min(group, keys.size()));
+    for (std::size_t first = 0; first < keys.size(); first += group) {
+      const std::size_t members = std::min(group, keys.size() - first);
+      const Key* key = keys.data() + first;
+      std::fill_n(&low[0], members, std::size_t{0});
+      for (std::size_t remaining = size_; remaining > 1;) {  // one level per round
+        const std::size_t half = remaining / 2;
+        for (std::size_t i = 0; i < members; ++i) prefetch<Hint>(&keys_[low[i] + half]);
+        for (std::size_t i = 0; i < members; ++i) low[i] = keys_[low[i] + half] < key[i] ? low[i] + half : low[i];
+        remaining -= half;
+      }
+      for (std::size_t i = 0; i < members; ++i) out[first + i] = present_at(low[i], key[i]);
+    }
+  }
+
+  template <prefetch_hint Hint>
+  void find_amac(std::span<const Key> keys, std::span<result_type> out, std::size_t group) const {
+    struct state {
+      Key key;
+      std::size_t low;
+      std::size_t remaining;
+      std::size_t index;
+    };
+    detail::run_state_machines<state>(
+        keys.size(), group,
+        [&](state& s, std::size_t index) {
+          s.key = keys[index];
+          s.index = index;
+          s.low = 0;
+          s.remaining = size_;
+          if (s.remaining <= 1) {  // nothing to search: answer at once
+            out[index] = size_ == 0 ? std::nullopt : present_at(0, s.key);
+            return false;
+          }
+          prefetch<Hint>(&keys_[s.remaining / 2]);
+          return true;
+        },
+        [&](state& s) {
+          const std::size_t half = s.remaining / 2;
+          s.low = keys_[s.low + half] < s.key ? s.low + half : s.low;
+          s.remaining -= half;
+          if (s.remaining > 1) {
+            prefetch<Hint>(&keys_[s.low + s.remaining / 2]);
+            return true;
+          }
+          out[s.index] = present_at(s.low, s.key);
+          return false;
+        });
+  }
+
+  // Looks up every key with `how`, up to `group` lookups in flight; out[i] receives the
+  // position of keys[i] or nullopt. Throws std::invalid_argument if out is shorter than keys
+  // or group is 0.
+  template <prefetch_hint Hint = default_prefetch_hint>
+  void multi_find(std::span<const Key> keys, std::span<result_type> out, technique how, std::size_t group) const {
+    detail::run_lookup_technique<Hint>(*this, keys, out, how, group, "sorted_array");
+  }
+
+ private:
+  // The end of every branch-free search: `low` is the last position known to hold a key
+  // smaller than `key` (or 0); the lower bound is low or low + 1, and the key is present iff
+  // it sits there. Both lines were touched by the search's last probes.
+  [[nodiscard]] result_type present_at(std::size_t low, const Key& key) const noexcept {
+    const std::size_t bound = low + (keys_[low] < key ? 1 : 0);
+    if (bound < size_ && keys_[bound] == key) return bound;
+    return std::nullopt;
+  }
+
+  // The branch-free search behind find() (plain loads) and find_fiber() (a yield per probe).
+  template <class Load>
+  result_type find_with(const Key& key, Load load) const {
+    if (size_ == 0) return std::nullopt;
+    std::size_t low = 0;
+    for (std::size_t remaining = size_; remaining > 1;) {
+      const std::size_t half = remaining / 2;
+      low = load(&keys_[low + half]) < key ? low + half : low;
+      remaining -= half;
+    }
+    return present_at(low, key);
+  }
+
+  huge_array<Key> keys_;
+  std::size_t size_ = 0;
+};
+
+}  // namespace braid
