@@ -88,7 +88,8 @@ class chained_hash_table {
     Value value;
   };
 
-  // `expected_keys` sizes the first node chunk (the pool grows by doubling beyond it).
+  // `expected_keys` sizes the first node chunk of insert() (the pool grows by doubling beyond
+  // it); insert_all() into an empty table sizes its chunk to the distinct keys exactly.
   explicit chained_hash_table(std::size_t bucket_count = paper_bucket_count, std::size_t expected_keys = 0,
                               page_size pages = page_size::huge_2m)
       : buckets_(checked_bucket_count(bucket_count), pages),
@@ -123,7 +124,9 @@ class chained_hash_table {
       for (std::size_t i = 0; i < keys.size(); ++i) insert(keys[i], value_of(i));
       return size_ - before;
     }
-    for (std::size_t i : first_occurrences(keys)) push_front(buckets_[bucket_of(keys[i])], keys[i], value_of(i));
+    const std::vector<std::size_t> inserted = first_occurrences(keys);
+    if (!inserted.empty()) reserve_nodes(inserted.size(), /*exactly=*/true);
+    for (std::size_t i : inserted) push_front(buckets_[bucket_of(keys[i])], keys[i], value_of(i));
     return size_ - before;
   }
 
@@ -133,8 +136,12 @@ class chained_hash_table {
   [[nodiscard]] double average_chain_length() const noexcept {
     return static_cast<double>(size_) / static_cast<double>(buckets_.size());
   }
-  // Bytes of the bucket array and the node chunks.
+  // Bytes of the bucket array and the stored nodes (the data a lookup may touch).
   [[nodiscard]] std::size_t memory_bytes() const noexcept {
+    return buckets_.size() * sizeof(const node*) + size_ * sizeof(node);
+  }
+  // Bytes reserved: the bucket array and every node chunk, used or not.
+  [[nodiscard]] std::size_t reserved_bytes() const noexcept {
     std::size_t bytes = buckets_.size() * sizeof(const node*);
     for (const auto& chunk : chunks_) bytes += chunk.size() * sizeof(node);
     return bytes;
@@ -321,12 +328,17 @@ class chained_hash_table {
     ++size_;
   }
 
+  // Makes room for `count` more nodes: the current chunk if it has it, else a new chunk of
+  // `count` nodes when `exactly`, of max(count, the growth size) otherwise.
+  void reserve_nodes(std::size_t count, bool exactly = false) {
+    if (!chunks_.empty() && chunks_.back().size() - used_in_last_chunk_ >= count) return;
+    chunks_.emplace_back(exactly ? count : std::max(count, next_chunk_nodes_), pages_);
+    next_chunk_nodes_ = std::max(next_chunk_nodes_, 2 * chunks_.back().size());
+    used_in_last_chunk_ = 0;
+  }
+
   node* allocate_node() {
-    if (chunks_.empty() || used_in_last_chunk_ == chunks_.back().size()) {
-      chunks_.emplace_back(next_chunk_nodes_, pages_);
-      next_chunk_nodes_ *= 2;
-      used_in_last_chunk_ = 0;
-    }
+    reserve_nodes(1);
     return &chunks_.back()[used_in_last_chunk_++];
   }
 
