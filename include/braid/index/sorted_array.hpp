@@ -123,7 +123,9 @@ class sorted_array {
   coro<result_type> find_coro(Key key) const {
     if (size_ == 0) co_return std::nullopt;
     std::size_t low = 0;
-    for (std::size_t remaining = size_; remaining > 1;) {
+    std::size_t remaining = size_;
+    descend_hot_levels(key, low, remaining);
+    while (remaining > 1) {
       const std::size_t half = remaining / 2;
       const Key& probed = co_await fetch<M>(&keys_[low + half]);
       low = probed < key ? low + half : low;
@@ -147,8 +149,13 @@ class sorted_array {
     for (std::size_t first = 0; first < keys.size(); first += group) {
       const std::size_t members = std::min(group, keys.size() - first);
       const Key* key = keys.data() + first;
-      std::fill_n(&low[0], members, std::size_t{0});
-      for (std::size_t remaining = size_; remaining > 1;) {  // one level per round
+      std::size_t cold_remaining = size_;  // the same for every search: it depends on size_ only
+      for (std::size_t i = 0; i < members; ++i) {
+        low[i] = 0;
+        cold_remaining = size_;
+        descend_hot_levels(key[i], low[i], cold_remaining);
+      }
+      for (std::size_t remaining = cold_remaining; remaining > 1;) {  // one level per round
         const std::size_t half = remaining / 2;
         for (std::size_t i = 0; i < members; ++i) prefetch<Hint>(&keys_[low[i] + half]);
         for (std::size_t i = 0; i < members; ++i) low[i] = keys_[low[i] + half] < key[i] ? low[i] + half : low[i];
@@ -173,11 +180,16 @@ class sorted_array {
           s.index = index;
           s.low = 0;
           s.remaining = size_;
-          if (s.remaining <= 1) {  // nothing to search: answer at once
-            out[index] = size_ == 0 ? std::nullopt : present_at(0, s.key);
+          if (size_ == 0) {
+            out[index] = std::nullopt;
             return false;
           }
-          prefetch<Hint>(&keys_[s.remaining / 2]);
+          descend_hot_levels(s.key, s.low, s.remaining);
+          if (s.remaining <= 1) {  // the hot levels were all there was: answer at once
+            out[index] = present_at(s.low, s.key);
+            return false;
+          }
+          prefetch<Hint>(&keys_[s.low + s.remaining / 2]);
           return true;
         },
         [&](state& s) {
@@ -202,6 +214,20 @@ class sorted_array {
   }
 
  private:
+  // The first levels of every search, walked with plain loads by every technique: their
+  // 2^hot_levels - 1 keys are read by every lookup and stay in the L1 / L2, so prefetching
+  // them and switching to another search would only add work.
+  static constexpr std::size_t hot_levels = 8;
+
+  // Halves [low, low + remaining] hot_levels times (fewer when the range is exhausted).
+  void descend_hot_levels(const Key& key, std::size_t& low, std::size_t& remaining) const noexcept {
+    for (std::size_t level = 0; level < hot_levels && remaining > 1; ++level) {
+      const std::size_t half = remaining / 2;
+      low = keys_[low + half] < key ? low + half : low;
+      remaining -= half;
+    }
+  }
+
   // The end of every branch-free search: `low` is the last position known to hold a key
   // smaller than `key` (or 0); the lower bound is low or low + 1, and the key is present iff
   // it sits there. Both lines were touched by the search's last probes.
@@ -216,7 +242,10 @@ class sorted_array {
   result_type find_with(const Key& key, Load load) const {
     if (size_ == 0) return std::nullopt;
     std::size_t low = 0;
-    for (std::size_t remaining = size_; remaining > 1;) {
+    std::size_t remaining = size_;
+    // The plain search has no switches to save: one loop for all levels.
+    if constexpr (!std::is_same_v<Load, detail::plain_load>) descend_hot_levels(key, low, remaining);
+    while (remaining > 1) {
       const std::size_t half = remaining / 2;
       low = load(&keys_[low + half]) < key ? low + half : low;
       remaining -= half;
