@@ -49,9 +49,12 @@ Key key_of(std::uint64_t number) {
 
 template <class Key>
 const char* key_name() {
-  if constexpr (std::is_same_v<Key, std::int32_t>) return "sorted-array-int32";
-  else if constexpr (std::is_same_v<Key, std::int64_t>) return "sorted-array-int64";
-  else return "sorted-array-string15";
+  if constexpr (std::is_same_v<Key, std::int32_t>)
+    return "sorted-array-int32";
+  else if constexpr (std::is_same_v<Key, std::int64_t>)
+    return "sorted-array-int64";
+  else
+    return "sorted-array-string15";
 }
 
 template <class Key>
@@ -66,7 +69,8 @@ void measure_key_type(run_context& context, std::size_t size, const std::vector<
   const page_size pages = context.pages_or(page_size::huge_2m);
   const std::string structure = key_name<Key>();
   context.progress("building " + structure + " of " + std::to_string(count) + " keys");
-  const auto array = sorted_array<Key>::from_sorted(count, [](std::size_t i) { return key_of<Key>(2 * i); }, pages);
+  const auto array = sorted_array<Key>::from_sorted(
+      count, [](std::size_t i) { return key_of<Key>(2 * i); }, pages);
   context.note(structure + " pages", array.describe_pages());
   std::optional<eytzinger_layout<Key>> layout;
   if (eytzinger) layout.emplace(array.keys(), pages);
@@ -105,7 +109,7 @@ void measure_key_type(run_context& context, std::size_t size, const std::vector<
     }
     lookup_bench::add_index_techniques(passes, context, array, keys, groups, /*with_naive=*/false);
     if (context.selected("std-lower-bound")) {
-      passes.add(lookup_bench::pass_label::sequential("std-lower-bound"),
+      passes.add(lookup_bench::pass_label::peer_baseline("std-lower-bound"),
                  [&array, keys](std::size_t begin, std::size_t end, std::span<result> out) {
                    const auto sorted = array.keys();
                    for (std::size_t i = begin; i < end; ++i) {
@@ -117,11 +121,10 @@ void measure_key_type(run_context& context, std::size_t size, const std::vector<
                  });
     }
     if (layout) {
-      auto label = lookup_bench::pass_label::sequential("eytzinger-prefetch");
-      label.answers_differently = true;
-      passes.add(label, [&layout, keys](std::size_t begin, std::size_t end, std::span<result> out) {
-        for (std::size_t i = begin; i < end; ++i) out[i - begin] = layout->find(keys[i]);
-      });
+      passes.add(lookup_bench::pass_label::peer_baseline("eytzinger-prefetch", /*answers_differently=*/true),
+                 [&layout, keys](std::size_t begin, std::size_t end, std::span<result> out) {
+                   for (std::size_t i = begin; i < end; ++i) out[i - begin] = layout->find(keys[i]);
+                 });
     }
     if (passes.labels().empty()) continue;
     passes.verify(reference, result{SIZE_MAX}, [&](std::size_t, std::span<const result> nodes) {
@@ -134,18 +137,18 @@ void measure_key_type(run_context& context, std::size_t size, const std::vector<
     });
     context.progress(structure + ": measuring " + std::to_string(passes.labels().size()) + " passes");
     const auto measured = passes.measure(repetitions, context);
-    lookup_bench::emit_rows(context, passes, measured,
-                            {.structure = structure,
-                             .size_bytes = array.memory_bytes(),
-                             .threads = threads,
-                             .distribution = distribution.describe(),
-                             .pages = array.describe_pages(),
-                             .hit_rate = lookup_bench::hit_rate_of(reference),
-                             .dram_lines_per_op = dram_lines},
-                            [&](result_row& row, const lookup_bench::pass_label&) {
-                              row.set("keys", static_cast<std::int64_t>(count))
-                                  .set("key_bytes", static_cast<std::int64_t>(sizeof(Key)));
-                            });
+    lookup_bench::emit_rows(
+        context, passes, measured,
+        {.structure = structure,
+         .size_bytes = array.memory_bytes(),
+         .threads = threads,
+         .distribution = distribution.describe(),
+         .pages = array.describe_pages(),
+         .hit_rate = lookup_bench::hit_rate_of(reference),
+         .dram_lines_per_op = dram_lines},
+        [&](result_row& row, const lookup_bench::pass_label&) {
+          row.set("keys", static_cast<std::int64_t>(count)).set("key_bytes", static_cast<std::int64_t>(sizeof(Key)));
+        });
   }
 }
 
@@ -153,8 +156,8 @@ void run_binary_search(run_context& context) {
   const bool quick = context.quick();
   const auto sizes = context.sizes_or(quick ? std::vector<std::size_t>{std::size_t{512} << 10, std::size_t{64} << 20}
                                             : std::vector<std::size_t>{std::size_t{1} << 30});
-  const auto groups = context.groups_or(quick ? std::vector<std::size_t>{8, 16}
-                                              : std::vector<std::size_t>{1, 4, 8, 12, 16, 24, 32});
+  const auto groups =
+      context.groups_or(quick ? std::vector<std::size_t>{8, 16} : std::vector<std::size_t>{1, 4, 8, 12, 16, 24, 32});
   const auto thread_counts = context.threads_or({1});
   const std::size_t lookups = context.keys_or(quick ? 10'000 : 100'000);
   const unsigned repetitions = context.repetitions_or(quick ? 3 : 5);
@@ -167,7 +170,8 @@ void run_binary_search(run_context& context) {
 
 std::vector<std::string> binary_search_techniques() {
   std::vector<std::string> names = {"naive", "naive-branchless", "naive-branchy"};
-  for (const std::string& name : lookup_bench::index_technique_names(sorted_array<std::int32_t>::default_prefetch_hint)) {
+  for (const std::string& name :
+       lookup_bench::index_technique_names(sorted_array<std::int32_t>::default_prefetch_hint)) {
     if (name != "naive") names.push_back(name);
   }
   names.emplace_back("std-lower-bound");

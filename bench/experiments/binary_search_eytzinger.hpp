@@ -30,7 +30,8 @@ class eytzinger_layout {
   static constexpr std::size_t keys_per_line = cache_line_bytes / sizeof(Key);
 
   // `sorted`: strictly ascending keys.
-  eytzinger_layout(std::span<const Key> sorted, page_size pages) : nodes_(sorted.size() + 1, pages), count_(sorted.size()) {
+  eytzinger_layout(std::span<const Key> sorted, page_size pages)
+      : nodes_(sorted.size() + 1, pages), count_(sorted.size()) {
     std::size_t next = 0;
     fill(sorted, next, 1);
   }

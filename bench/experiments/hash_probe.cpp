@@ -54,12 +54,13 @@ struct peer_maps {
 template <class Map>
 void add_map_pass(lookup_bench::lookup_passes<result>& passes, const char* name, const Map& map,
                   std::span<const std::uint32_t> keys) {
-  passes.add(lookup_bench::pass_label::sequential(name), [&map, keys](std::size_t begin, std::size_t end, std::span<result> out) {
-    for (std::size_t i = begin; i < end; ++i) {
-      const auto found = map.find(keys[i]);
-      out[i - begin] = found == map.end() ? result{} : result{found->second};
-    }
-  });
+  passes.add(lookup_bench::pass_label::peer_baseline(name),
+             [&map, keys](std::size_t begin, std::size_t end, std::span<result> out) {
+               for (std::size_t i = begin; i < end; ++i) {
+                 const auto found = map.find(keys[i]);
+                 out[i - begin] = found == map.end() ? result{} : result{found->second};
+               }
+             });
 }
 
 void measure_policy(run_context& context, const table_type& table, const std::string& structure,
@@ -102,14 +103,15 @@ void measure_policy(run_context& context, const table_type& table, const std::st
 void run_hash_probe(run_context& context) {
   const bool quick = context.quick();
   const auto sizes = context.sizes_or({quick ? std::size_t{8} << 20 : std::size_t{1} << 30});
-  const auto groups = context.groups_or(quick ? std::vector<std::size_t>{8, 16}
-                                              : std::vector<std::size_t>{1, 4, 8, 16, 24, 32, 48});
+  const auto groups =
+      context.groups_or(quick ? std::vector<std::size_t>{8, 16} : std::vector<std::size_t>{1, 4, 8, 16, 24, 32, 48});
   const auto thread_counts = context.threads_or({1});
   const key_distribution distribution = context.distribution_or({});
   // Builds follow the distribution (the paper builds and probes with the same one); a
   // sorted probe stream is drawn uniformly, then sorted.
   key_distribution build_distribution = distribution;
-  if (build_distribution.shape == key_distribution::kind::sorted) build_distribution.shape = key_distribution::kind::uniform;
+  if (build_distribution.shape == key_distribution::kind::sorted)
+    build_distribution.shape = key_distribution::kind::uniform;
   const page_size pages = context.pages_or(page_size::huge_2m);
   const unsigned repetitions = context.repetitions_or(quick ? 3 : 5);
   // Lookups per pass: long chains cost ~100 misses per probe, short ones ~2.
@@ -121,12 +123,13 @@ void run_hash_probe(run_context& context) {
         1, static_cast<std::size_t>(static_cast<double>(size) /
                                     (sizeof(table_type::node) * distinct_share_of_uniform_draws)));
     // Both tables and both peers, the key arrays and the build's sort buffer, at worst.
-    context.require_memory(static_cast<std::size_t>(static_cast<double>(build_keys) * 230.0), "hash-probe at this size");
+    context.require_memory(static_cast<std::size_t>(static_cast<double>(build_keys) * 230.0),
+                           "hash-probe at this size");
     context.progress("drawing " + std::to_string(build_keys) + " build keys");
     const std::vector<std::uint32_t> build =
         as_keys(draw_indices(build_keys, build_keys, build_distribution, context.seed()));
-    const std::vector<std::uint32_t> probes = as_keys(draw_indices(
-        std::max(long_chain_probes, short_chain_probes), build_keys, distribution, context.seed() + 1));
+    const std::vector<std::uint32_t> probes = as_keys(
+        draw_indices(std::max(long_chain_probes, short_chain_probes), build_keys, distribution, context.seed() + 1));
 
     peer_maps peers;
     if (context.selected("std-unordered-map") || context.selected("absl-flat-hash-map")) {

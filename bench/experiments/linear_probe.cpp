@@ -39,7 +39,7 @@ std::uint64_t value_of_key(std::uint64_t key) { return key ^ 0x5DEECE66Dull; }
 template <class Map>
 void add_map_pass(lookup_bench::lookup_passes<result>& passes, const char* name, const Map& map,
                   std::span<const std::uint64_t> keys) {
-  passes.add(lookup_bench::pass_label::sequential(name),
+  passes.add(lookup_bench::pass_label::peer_baseline(name),
              [&map, keys](std::size_t begin, std::size_t end, std::span<result> out) {
                for (std::size_t i = begin; i < end; ++i) {
                  const auto found = map.find(keys[i]);
@@ -51,8 +51,8 @@ void add_map_pass(lookup_bench::lookup_passes<result>& passes, const char* name,
 void run_linear_probe(run_context& context) {
   const bool quick = context.quick();
   const auto sizes = context.sizes_or({quick ? std::size_t{8} << 20 : std::size_t{1} << 30});
-  const auto groups = context.groups_or(quick ? std::vector<std::size_t>{8, 16}
-                                              : std::vector<std::size_t>{1, 4, 8, 16, 32});
+  const auto groups =
+      context.groups_or(quick ? std::vector<std::size_t>{8, 16} : std::vector<std::size_t>{1, 4, 8, 16, 32});
   const auto thread_counts = context.threads_or({1});
   const key_distribution distribution = context.distribution_or({});
   const page_size pages = context.pages_or(page_size::huge_2m);
@@ -115,9 +115,10 @@ void run_linear_probe(run_context& context) {
                          std::to_string(passes.labels().size()) + " passes");
         const auto measured = passes.measure(repetitions, context);
         facts.threads = threads;
-        lookup_bench::emit_rows(context, passes, measured, facts, [&](result_row& row, const lookup_bench::pass_label&) {
-          row.set("load_factor", table.load_factor()).set("target_hit_rate", hit_rate);
-        });
+        lookup_bench::emit_rows(context, passes, measured, facts,
+                                [&](result_row& row, const lookup_bench::pass_label&) {
+                                  row.set("load_factor", table.load_factor()).set("target_hit_rate", hit_rate);
+                                });
       }
     }
   }

@@ -79,17 +79,23 @@ std::uint64_t checksum_of(std::span<const Result> results) {
 
 struct pass_label {
   std::string technique;
-  std::size_t group = 1;        // lookups in flight (1 for the sequential passes)
-  std::string hint;             // prefetch hint of interleaved passes, empty otherwise
-  bool naive_variant = false;   // a plain search the speedups are measured against
-  bool answers_differently = false;  // computes another representation (a peer's layout)
+  std::size_t group = 1;             // lookups in flight (1 for the sequential passes)
+  std::string hint;                  // prefetch hint of interleaved passes, empty otherwise
+  bool naive_variant = false;        // a plain search the speedups are measured against
+  bool peer = false;                 // another structure over the same keys (its own memory layout)
+  bool answers_differently = false;  // answers in another representation (checked separately)
 
-  // One lookup after another: a peer baseline or an ablation.
-  static pass_label sequential(std::string name) { return {std::move(name), 1, {}, false, false}; }
+  // The index's own plain lookup, one after another (an ablation such as coro-sequential).
+  static pass_label sequential(std::string name) { return {std::move(name), 1, {}, false, false, false}; }
   // A plain variant the speedups are measured against (the fastest one counts).
-  static pass_label naive(std::string name) { return {std::move(name), 1, {}, true, false}; }
+  static pass_label naive(std::string name) { return {std::move(name), 1, {}, true, false, false}; }
   static pass_label interleaved(std::string name, std::size_t group, prefetch_hint hint) {
-    return {std::move(name), group, to_string(hint), false, false};
+    return {std::move(name), group, to_string(hint), false, false, false};
+  }
+  // What a user would use instead: its rows carry no roofline fraction (the line counts
+  // behind it are the index's).
+  static pass_label peer_baseline(std::string name, bool answers_differently = false) {
+    return {std::move(name), 1, {}, false, true, answers_differently};
   }
 };
 
@@ -202,11 +208,12 @@ void add_index_techniques(lookup_passes<Result>& passes, const run_context& cont
     }
   }
   if (named_explicitly(context, "coro-sequential")) {
-    passes.add(pass_label::sequential("coro-sequential"), [&structure, keys](std::size_t begin, std::size_t end,
-                                                                   std::span<Result> out) {
-      run_into(sequential_scheduler{}, keys.subspan(begin, end - begin),
-               [&structure](const Key& key) { return structure.template find_coro<sequential>(key); }, out);
-    });
+    passes.add(pass_label::sequential("coro-sequential"),
+               [&structure, keys](std::size_t begin, std::size_t end, std::span<Result> out) {
+                 run_into(
+                     sequential_scheduler{}, keys.subspan(begin, end - begin),
+                     [&structure](const Key& key) { return structure.template find_coro<sequential>(key); }, out);
+               });
   }
 }
 
@@ -225,8 +232,7 @@ struct row_context {
 // fields can be added per row by `decorate`.
 template <class Result>
 void emit_rows(run_context& context, const lookup_passes<Result>& passes, const std::vector<measurement>& measured,
-               const row_context& facts,
-               const std::function<void(result_row&, const pass_label&)>& decorate = {}) {
+               const row_context& facts, const std::function<void(result_row&, const pass_label&)>& decorate = {}) {
   double best_naive_ns = std::numeric_limits<double>::infinity();
   std::string best_naive;
   for (std::size_t pass = 0; pass < measured.size(); ++pass) {
@@ -250,7 +256,7 @@ void emit_rows(run_context& context, const lookup_passes<Result>& passes, const 
         .set("ns_per_op", ns_per_op)
         .set("mops", 1e3 / ns_per_op);
     if (std::isfinite(best_naive_ns)) row.set("speedup_vs_naive", best_naive_ns / measured[pass].median_ns);
-    if (profile != nullptr) {
+    if (profile != nullptr && !label.peer) {
       row.set("roofline_fraction", roofline_fraction(facts.dram_lines_per_op, ns_per_op, *profile));
       row.set("dram_lines_per_op", facts.dram_lines_per_op);
     }

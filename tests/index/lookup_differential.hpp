@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -47,10 +48,10 @@ void expect_all_techniques_agree(const Structure& structure, const std::vector<K
         std::vector<Result> out(keys.size(), poison);
         if (hint == 0) {
           structure.template multi_find<prefetch_hint::t0>(std::span<const Key>(keys), std::span<Result>(out), how,
-                                                          group);
+                                                           group);
         } else {
           structure.template multi_find<prefetch_hint::nta>(std::span<const Key>(keys), std::span<Result>(out), how,
-                                                           group);
+                                                            group);
         }
         for (std::size_t i = 0; i < keys.size(); ++i) {
           if (out[i] != expected[i]) {
@@ -62,6 +63,24 @@ void expect_all_techniques_agree(const Structure& structure, const std::vector<K
         }
       }
     }
+  }
+}
+
+// multi_find refuses an output shorter than the input and a group of 0, for every technique.
+template <class Structure>
+void expect_bad_batches_rejected(const Structure& structure) {
+  using key = typename Structure::key_type;
+  using result = typename Structure::result_type;
+  std::vector<key> keys(4);
+  for (technique how : all_techniques) {
+    std::vector<result> short_out(3);
+    EXPECT_THROW(structure.multi_find(std::span<const key>(keys), std::span<result>(short_out), how, 4),
+                 std::invalid_argument)
+        << to_string(how);
+    std::vector<result> out(4);
+    EXPECT_THROW(structure.multi_find(std::span<const key>(keys), std::span<result>(out), how, 0),
+                 std::invalid_argument)
+        << to_string(how);
   }
 }
 

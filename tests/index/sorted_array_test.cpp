@@ -50,8 +50,8 @@ TEST(SortedArray, BuildsSortedAndDeduplicated) {
   EXPECT_EQ(array.find(7), result{3});
   EXPECT_EQ(array.find(6), result{});
   EXPECT_EQ(array.memory_bytes(), 5 * sizeof(std::int32_t));
-  EXPECT_THROW(sorted_array<std::int32_t>::from_sorted(3, [](std::size_t i) { return static_cast<std::int32_t>(i % 2); },
-                                                       page_size::small_4k),
+  EXPECT_THROW(sorted_array<std::int32_t>::from_sorted(
+                   3, [](std::size_t i) { return static_cast<std::int32_t>(i % 2); }, page_size::small_4k),
                std::invalid_argument);
   const auto evens = sorted_array<std::int64_t>::from_sorted(
       100, [](std::size_t i) { return static_cast<std::int64_t>(2 * i); }, page_size::small_4k);
@@ -60,14 +60,8 @@ TEST(SortedArray, BuildsSortedAndDeduplicated) {
 }
 
 TEST(SortedArray, RejectsBadArguments) {
-  const sorted_array<std::int32_t> array(std::vector<std::int32_t>{1, 2, 3}, page_size::small_4k);
-  std::vector<std::int32_t> keys(4);
-  std::vector<result> out(3);
-  EXPECT_THROW(array.multi_find(std::span<const std::int32_t>(keys), std::span<result>(out), technique::fiber, 2),
-               std::invalid_argument);
-  out.resize(4);
-  EXPECT_THROW(array.multi_find(std::span<const std::int32_t>(keys), std::span<result>(out), technique::gp, 0),
-               std::invalid_argument);
+  testing::expect_bad_batches_rejected(
+      sorted_array<std::int32_t>(std::vector<std::int32_t>{1, 2, 3}, page_size::small_4k));
 }
 
 // For one seed: arrays of 0, 1, 2, 3 and a random number of keys; batches of every length
@@ -106,8 +100,8 @@ void check_against_lower_bound(std::uint64_t seed, MakeKey make_key, Key below_a
           ASSERT_EQ(array.find(key), expected.back()) << context << ": branch-free search";
           ASSERT_EQ(array.find_branchy(key), expected.back()) << context << ": branchy search";
         }
-        const std::string batch = context + ", batch of " + std::to_string(length) + ", hit share " +
-                                  std::to_string(hit_share);
+        const std::string batch =
+            context + ", batch of " + std::to_string(length) + ", hit share " + std::to_string(hit_share);
         testing::expect_all_techniques_agree(array, keys, expected, result{12345}, batch);
         testing::expect_coroutine_modes_agree(array, keys, batch);
       }

@@ -210,8 +210,7 @@ class linear_probing_table {
   // Looks up every key with `how`, up to `group` lookups in flight; out[i] receives the
   // result for keys[i]. Throws std::invalid_argument if out is shorter than keys or group is 0.
   template <prefetch_hint Hint = default_prefetch_hint>
-  void multi_find(std::span<const key_type> keys, std::span<result_type> out, technique how,
-                  std::size_t group) const {
+  void multi_find(std::span<const key_type> keys, std::span<result_type> out, technique how, std::size_t group) const {
     detail::run_lookup_technique<Hint>(*this, keys, out, how, group, "linear_probing_table");
   }
 

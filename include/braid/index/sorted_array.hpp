@@ -54,7 +54,7 @@
 namespace braid {
 
 template <std::totally_ordered Key>
-  requires std::is_trivially_copyable_v<Key> && std::is_trivially_default_constructible_v<Key>
+requires std::is_trivially_copyable_v<Key> && std::is_trivially_default_constructible_v<Key>
 class sorted_array {
  public:
   using key_type = Key;
@@ -77,7 +77,7 @@ class sorted_array {
   // Builds from `count` keys produced in ascending order by key_at(0), key_at(1), ...
   // Throws std::invalid_argument if they are not strictly ascending.
   template <class KeyAt>
-    requires std::is_invocable_r_v<Key, KeyAt&, std::size_t>
+  requires std::is_invocable_r_v<Key, KeyAt&, std::size_t>
   static sorted_array from_sorted(std::size_t count, KeyAt key_at, page_size pages = page_size::huge_2m) {
     sorted_array built;
     built.keys_ = huge_array<Key>(count, pages);

@@ -94,8 +94,8 @@ void run_state_machines(std::size_t count, std::size_t group, Begin&& begin, Adv
 
 // Runs one technique over a batch: results in input order.
 template <prefetch_hint Hint, class Structure, class Key, class Result>
-void run_lookup_technique(const Structure& structure, std::span<const Key> keys, std::span<Result> out,
-                          technique how, std::size_t group, const char* name) {
+void run_lookup_technique(const Structure& structure, std::span<const Key> keys, std::span<Result> out, technique how,
+                          std::size_t group, const char* name) {
   check_lookup_batch(keys.size(), out.size(), group, name);
   switch (how) {
     case technique::naive:
@@ -108,18 +108,19 @@ void run_lookup_technique(const Structure& structure, std::span<const Key> keys,
       structure.template find_amac<Hint>(keys, out, group);
       return;
     case technique::coro:
-      run_into(interleaved_scheduler{group}, keys,
-               [&structure](const Key& key) { return structure.template find_coro<interleaved_with<Hint>>(key); },
-               out);
+      run_into(
+          interleaved_scheduler{group}, keys,
+          [&structure](const Key& key) { return structure.template find_coro<interleaved_with<Hint>>(key); }, out);
       return;
     case technique::fiber:
-      run_into(interleaved_scheduler{group}, keys,
-               [&structure](const Key& key) {
-                 return fiber<Result>([&structure, key](fiber_context& context) {
-                   return structure.template find_fiber<Hint>(context, key);
-                 });
-               },
-               out);
+      run_into(
+          interleaved_scheduler{group}, keys,
+          [&structure](const Key& key) {
+            return fiber<Result>([&structure, key](fiber_context& context) {
+              return structure.template find_fiber<Hint>(context, key);
+            });
+          },
+          out);
       return;
   }
   throw std::invalid_argument(std::string(name) + "::multi_find: unknown technique");

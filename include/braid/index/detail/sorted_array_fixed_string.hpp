@@ -34,8 +34,8 @@ class fixed_string {
   // Throws std::invalid_argument if `text` is longer than Length or contains a NUL.
   explicit fixed_string(std::string_view text) : characters_{} {
     if (text.size() > Length) {
-      throw std::invalid_argument("fixed_string: '" + std::string(text) + "' is longer than " +
-                                  std::to_string(Length) + " characters");
+      throw std::invalid_argument("fixed_string: '" + std::string(text) + "' is longer than " + std::to_string(Length) +
+                                  " characters");
     }
     if (text.find('\0') != std::string_view::npos) throw std::invalid_argument("fixed_string: embedded NUL");
     std::memcpy(characters_.data(), text.data(), text.size());
