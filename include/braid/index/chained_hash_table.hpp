@@ -117,8 +117,8 @@ class chained_hash_table {
   // deduplicated by sorting a copy (O(n log n), sequential memory traffic) and linked in input
   // order without walking any chain, so building a table of long chains stays fast.
   template <class ValueOf>
-  requires std::is_invocable_r_v<Value, ValueOf&, std::size_t> std::size_t insert_all(std::span<const Key> keys,
-                                                                                      ValueOf value_of) {
+    requires std::is_invocable_r_v<Value, ValueOf&, std::size_t>
+  std::size_t insert_all(std::span<const Key> keys, ValueOf value_of) {
     const std::size_t before = size_;
     if (!empty()) {
       for (std::size_t i = 0; i < keys.size(); ++i) insert(keys[i], value_of(i));

@@ -19,8 +19,11 @@
 //   find_branchy(key)   classic binary search with an early exit on equality: a data-dependent
 //                       branch per level, which the core speculates through (a wrong guess
 //                       costs a flush, a right one has already started the next load).
-// Interleaved forms of the branch-free search, all equal to find():
-//   find_coro<M>(key)             every probe `co_await fetch<M>`ed (prefetch + suspend);
+// Interleaved forms of the branch-free search, all equal to find(). Every one of them walks
+// the top 8 levels (255 keys, read by every lookup, so resident in L1 / L2) with plain loads,
+// interleaves one probe per level below them, where the misses are, and once the range fits
+// in a cache line fetches its line(s) once and finishes there:
+//   find_coro<M>(key)             every such probe `co_await fetch<M>`ed;
 //   find_fiber<H>(context, key)   the plain search on a stackful fiber, yielding at each probe;
 //   find_group_prefetching<H>     groups advance level by level in lock step: every search of
 //                                 a group takes the same number of steps, GP's best case;
@@ -54,7 +57,7 @@
 namespace braid {
 
 template <std::totally_ordered Key>
-requires std::is_trivially_copyable_v<Key> && std::is_trivially_default_constructible_v<Key>
+  requires std::is_trivially_copyable_v<Key> && std::is_trivially_default_constructible_v<Key>
 class sorted_array {
  public:
   using key_type = Key;
@@ -77,7 +80,7 @@ class sorted_array {
   // Builds from `count` keys produced in ascending order by key_at(0), key_at(1), ...
   // Throws std::invalid_argument if they are not strictly ascending.
   template <class KeyAt>
-  requires std::is_invocable_r_v<Key, KeyAt&, std::size_t>
+    requires std::is_invocable_r_v<Key, KeyAt&, std::size_t>
   static sorted_array from_sorted(std::size_t count, KeyAt key_at, page_size pages = page_size::huge_2m) {
     sorted_array built;
     built.keys_ = huge_array<Key>(count, pages);
@@ -101,7 +104,13 @@ class sorted_array {
 
   // ---- lookups ------------------------------------------------------------------------------
 
-  [[nodiscard]] result_type find(const Key& key) const { return find_with(key, detail::plain_load{}); }
+  [[nodiscard]] result_type find(const Key& key) const noexcept {
+    if (size_ == 0) return std::nullopt;
+    std::size_t low = 0;
+    std::size_t remaining = size_;
+    descend(key, low, remaining);  // one loop, every level
+    return present_at(low, key);
+  }
 
   [[nodiscard]] result_type find_branchy(const Key& key) const {
     std::size_t low = 0;
@@ -125,18 +134,38 @@ class sorted_array {
     std::size_t low = 0;
     std::size_t remaining = size_;
     descend_hot_levels(key, low, remaining);
-    while (remaining > 1) {
+    while (remaining > keys_per_line) {
       const std::size_t half = remaining / 2;
       const Key& probed = co_await fetch<M>(&keys_[low + half]);
       low = probed < key ? low + half : low;
       remaining -= half;
+    }
+    if (remaining > 1) {  // the range's two lines at most: one suspension for both
+      if constexpr (M::suspends) prefetch<M::hint>(keys_.data() + low + remaining);
+      co_await fetch<M>(&keys_[low]);
+      descend(key, low, remaining);
     }
     co_return present_at(low, key);
   }
 
   template <prefetch_hint Hint>
   result_type find_fiber(fiber_context& context, const Key& key) const {
-    return find_with(key, detail::fiber_load<Hint>{&context});
+    if (size_ == 0) return std::nullopt;
+    std::size_t low = 0;
+    std::size_t remaining = size_;
+    descend_hot_levels(key, low, remaining);
+    while (remaining > keys_per_line) {
+      const std::size_t half = remaining / 2;
+      const Key& probed = fiber_fetch<Hint>(context, &keys_[low + half]);
+      low = probed < key ? low + half : low;
+      remaining -= half;
+    }
+    if (remaining > 1) {
+      prefetch_range<Hint>(low, remaining);
+      context.suspend();
+      descend(key, low, remaining);
+    }
+    return present_at(low, key);
   }
 
   template <prefetch_hint Hint>
@@ -149,22 +178,31 @@ class sorted_array {
     for (std::size_t first = 0; first < keys.size(); first += group) {
       const std::size_t members = std::min(group, keys.size() - first);
       const Key* key = keys.data() + first;
-      std::size_t cold_remaining = size_;  // the same for every search: it depends on size_ only
+      std::size_t remaining = size_;  // the same for every search: it depends on size_ only
       for (std::size_t i = 0; i < members; ++i) {
         low[i] = 0;
-        cold_remaining = size_;
-        descend_hot_levels(key[i], low[i], cold_remaining);
+        remaining = size_;
+        descend_hot_levels(key[i], low[i], remaining);
       }
-      for (std::size_t remaining = cold_remaining; remaining > 1;) {  // one level per round
+      for (; remaining > keys_per_line;) {  // one level per round
         const std::size_t half = remaining / 2;
         for (std::size_t i = 0; i < members; ++i) prefetch<Hint>(&keys_[low[i] + half]);
         for (std::size_t i = 0; i < members; ++i) low[i] = keys_[low[i] + half] < key[i] ? low[i] + half : low[i];
         remaining -= half;
       }
+      if (remaining > 1) {  // the last round: each search's remaining line(s), then the rest
+        for (std::size_t i = 0; i < members; ++i) prefetch_range<Hint>(low[i], remaining);
+        for (std::size_t i = 0; i < members; ++i) {
+          std::size_t left = remaining;
+          descend(key[i], low[i], left);
+        }
+      }
       for (std::size_t i = 0; i < members; ++i) out[first + i] = present_at(low[i], key[i]);
     }
   }
 
+  // AMAC's stages: `probing` compares the prefetched probe and prefetches the next (or, once
+  // the range fits in a line, the range's lines); `in_last_line` finishes the search there.
   template <prefetch_hint Hint>
   void find_amac(std::span<const Key> keys, std::span<result_type> out, std::size_t group) const {
     struct state {
@@ -172,6 +210,19 @@ class sorted_array {
       std::size_t low;
       std::size_t remaining;
       std::size_t index;
+      bool in_last_line;
+    };
+    // Prefetches what the next stage reads; false when the search can finish now.
+    auto prefetch_next = [this](state& s) {
+      if (s.remaining > keys_per_line) {
+        prefetch<Hint>(&keys_[s.low + s.remaining / 2]);
+      } else if (s.remaining > 1) {
+        prefetch_range<Hint>(s.low, s.remaining);
+        s.in_last_line = true;
+      } else {
+        return false;
+      }
+      return true;
     };
     detail::run_state_machines<state>(
         keys.size(), group,
@@ -180,25 +231,24 @@ class sorted_array {
           s.index = index;
           s.low = 0;
           s.remaining = size_;
+          s.in_last_line = false;
           if (size_ == 0) {
             out[index] = std::nullopt;
             return false;
           }
           descend_hot_levels(s.key, s.low, s.remaining);
-          if (s.remaining <= 1) {  // the hot levels were all there was: answer at once
-            out[index] = present_at(s.low, s.key);
-            return false;
-          }
-          prefetch<Hint>(&keys_[s.low + s.remaining / 2]);
-          return true;
+          if (prefetch_next(s)) return true;
+          out[index] = present_at(s.low, s.key);  // the hot levels were all there was
+          return false;
         },
         [&](state& s) {
-          const std::size_t half = s.remaining / 2;
-          s.low = keys_[s.low + half] < s.key ? s.low + half : s.low;
-          s.remaining -= half;
-          if (s.remaining > 1) {
-            prefetch<Hint>(&keys_[s.low + s.remaining / 2]);
-            return true;
+          if (s.in_last_line) {
+            descend(s.key, s.low, s.remaining);
+          } else {
+            const std::size_t half = s.remaining / 2;
+            s.low = keys_[s.low + half] < s.key ? s.low + half : s.low;
+            s.remaining -= half;
+            if (prefetch_next(s)) return true;
           }
           out[s.index] = present_at(s.low, s.key);
           return false;
@@ -218,6 +268,9 @@ class sorted_array {
   // 2^hot_levels - 1 keys are read by every lookup and stay in the L1 / L2, so prefetching
   // them and switching to another search would only add work.
   static constexpr std::size_t hot_levels = 8;
+  // Below this range the rest of a search lies in one or two lines: the interleaved searches
+  // fetch them once and finish without switching again.
+  static constexpr std::size_t keys_per_line = std::max<std::size_t>(cache_line_bytes / sizeof(Key), 1);
 
   // Halves [low, low + remaining] hot_levels times (fewer when the range is exhausted).
   void descend_hot_levels(const Key& key, std::size_t& low, std::size_t& remaining) const noexcept {
@@ -228,6 +281,24 @@ class sorted_array {
     }
   }
 
+  // Halves [low, low + remaining] down to one candidate, with plain loads.
+  void descend(const Key& key, std::size_t& low, std::size_t& remaining) const noexcept {
+    while (remaining > 1) {
+      const std::size_t half = remaining / 2;
+      low = keys_[low + half] < key ? low + half : low;
+      remaining -= half;
+    }
+  }
+
+  // Prefetches what the rest of a search reads, keys [low, low + remaining] (present_at reads
+  // the last): at most keys_per_line + 1 keys, so their first and last lines cover them. The
+  // last may be one past the array's end; a prefetch never faults.
+  template <prefetch_hint Hint>
+  void prefetch_range(std::size_t low, std::size_t remaining) const noexcept {
+    prefetch<Hint>(&keys_[low]);
+    prefetch<Hint>(keys_.data() + low + remaining);
+  }
+
   // The end of every branch-free search: `low` is the last position known to hold a key
   // smaller than `key` (or 0); the lower bound is low or low + 1, and the key is present iff
   // it sits there. Both lines were touched by the search's last probes.
@@ -235,22 +306,6 @@ class sorted_array {
     const std::size_t bound = low + (keys_[low] < key ? 1 : 0);
     if (bound < size_ && keys_[bound] == key) return bound;
     return std::nullopt;
-  }
-
-  // The branch-free search behind find() (plain loads) and find_fiber() (a yield per probe).
-  template <class Load>
-  result_type find_with(const Key& key, Load load) const {
-    if (size_ == 0) return std::nullopt;
-    std::size_t low = 0;
-    std::size_t remaining = size_;
-    // The plain search has no switches to save: one loop for all levels.
-    if constexpr (!std::is_same_v<Load, detail::plain_load>) descend_hot_levels(key, low, remaining);
-    while (remaining > 1) {
-      const std::size_t half = remaining / 2;
-      low = load(&keys_[low + half]) < key ? low + half : low;
-      remaining -= half;
-    }
-    return present_at(low, key);
   }
 
   huge_array<Key> keys_;
