@@ -104,7 +104,7 @@ void run_hash_probe(run_context& context) {
   const bool quick = context.quick();
   const auto sizes = context.sizes_or({quick ? std::size_t{8} << 20 : std::size_t{1} << 30});
   const auto groups =
-      context.groups_or(quick ? std::vector<std::size_t>{8, 16} : std::vector<std::size_t>{1, 4, 8, 16, 24, 32, 48});
+      context.groups_or(quick ? std::vector<std::size_t>{8, 16} : std::vector<std::size_t>{4, 8, 16, 24, 32});
   const auto thread_counts = context.threads_or({1});
   const key_distribution distribution = context.distribution_or({});
   // Builds follow the distribution (the paper builds and probes with the same one); a
@@ -115,8 +115,8 @@ void run_hash_probe(run_context& context) {
   const page_size pages = context.pages_or(page_size::huge_2m);
   const unsigned repetitions = context.repetitions_or(quick ? 3 : 5);
   // Lookups per pass: long chains cost ~100 misses per probe, short ones ~2.
-  const std::size_t long_chain_probes = context.keys_or(quick ? 2'000 : 20'000);
-  const std::size_t short_chain_probes = context.keys_or(quick ? 100'000 : 2'000'000);
+  const std::size_t long_chain_probes = context.keys_or(quick ? 2'000 : 10'000);
+  const std::size_t short_chain_probes = context.keys_or(quick ? 100'000 : 1'000'000);
 
   for (std::size_t size : sizes) {
     const auto build_keys = std::max<std::size_t>(

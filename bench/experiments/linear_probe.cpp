@@ -52,12 +52,12 @@ void run_linear_probe(run_context& context) {
   const bool quick = context.quick();
   const auto sizes = context.sizes_or({quick ? std::size_t{8} << 20 : std::size_t{1} << 30});
   const auto groups =
-      context.groups_or(quick ? std::vector<std::size_t>{8, 16} : std::vector<std::size_t>{1, 4, 8, 16, 32});
+      context.groups_or(quick ? std::vector<std::size_t>{8, 16} : std::vector<std::size_t>{4, 8, 16, 32});
   const auto thread_counts = context.threads_or({1});
   const key_distribution distribution = context.distribution_or({});
   const page_size pages = context.pages_or(page_size::huge_2m);
   const unsigned repetitions = context.repetitions_or(quick ? 3 : 5);
-  const std::size_t lookups = context.keys_or(quick ? 100'000 : 1'000'000);
+  const std::size_t lookups = context.keys_or(quick ? 100'000 : 500'000);
   const bool with_peers = context.selected("std-unordered-map") || context.selected("absl-flat-hash-map");
 
   for (std::size_t size : sizes) {

@@ -62,7 +62,8 @@ inline std::size_t last_level_cache_bytes() {
   return largest > 0 ? largest : std::size_t{32} << 20;
 }
 
-// Data this many times the last-level cache is DRAM-resident: rows get a roofline fraction.
+// Data at least four times the last-level cache is DRAM-resident: its rows get a roofline
+// fraction.
 inline bool dram_resident(std::size_t bytes) { return bytes >= 4 * last_level_cache_bytes(); }
 
 // An order-sensitive checksum of a pass's results.
