@@ -1,0 +1,179 @@
+// hash-probe: probing the chained hash table of "Killer Nanoseconds" (§3.1) with every
+// technique in one run — naive, GP, AMAC, coroutine, fiber — beside std::unordered_map and
+// absl::flat_hash_map over the same keys.
+//
+// Data: N build keys drawn with replacement from [0, N) with the chosen distribution (the
+// paper's Table 2 setup: duplicates are dropped, so ~63% of N are stored under uniform keys);
+// probe keys drawn from the same distribution over [0, N), so ~63% of uniform probes hit.
+// --size is the table's footprint: N = size / (64 B x (1 - 1/e)), one 64-byte node per
+// distinct key (10 M build keys = 404 MB, the paper's "large" set of 390 MB; 131,072 keys, its
+// "0.5 MB" small set, = 5.3 MB). Two bucket policies, one table each:
+//   chained-hash-100k-buckets    the paper's 100,000 buckets: chains of N x 0.63 / 100,000
+//   chained-hash-bucket-per-key  one bucket per distinct key: chains of 1-2
+// Rows: one per (size, policy, threads, technique, group); `hit_rate`, `average_chain`,
+// `build_keys`, and `roofline_fraction` (nodes visited per probe over the memory's best line
+// rate) when the table is DRAM-resident.
+#include <absl/container/flat_hash_map.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "braid/index/chained_hash_table.hpp"
+#include "lookup_bench.hpp"
+#include "workloads.hpp"
+
+namespace braid::bench {
+namespace {
+
+using table_type = chained_hash_table<std::uint32_t, std::uint64_t>;
+using result = table_type::result_type;
+
+constexpr double distinct_share_of_uniform_draws = 1.0 - 1.0 / 2.718281828459045;
+
+std::uint64_t value_of_key(std::uint32_t key) { return std::uint64_t{key} * 2654435761u + 1; }
+
+std::vector<std::uint32_t> as_keys(const std::vector<std::uint64_t>& indices) {
+  return std::vector<std::uint32_t>(indices.begin(), indices.end());
+}
+
+std::size_t count_distinct(std::vector<std::uint32_t> keys) {
+  std::sort(keys.begin(), keys.end());
+  return static_cast<std::size_t>(std::unique(keys.begin(), keys.end()) - keys.begin());
+}
+
+// The peer baselines, built once per size over the same distinct keys.
+struct peer_maps {
+  std::unordered_map<std::uint32_t, std::uint64_t> standard;
+  absl::flat_hash_map<std::uint32_t, std::uint64_t> abseil;
+};
+
+template <class Map>
+void add_map_pass(lookup_bench::lookup_passes<result>& passes, const char* name, const Map& map,
+                  std::span<const std::uint32_t> keys) {
+  passes.add(lookup_bench::pass_label::peer_baseline(name),
+             [&map, keys](std::size_t begin, std::size_t end, std::span<result> out) {
+               for (std::size_t i = begin; i < end; ++i) {
+                 const auto found = map.find(keys[i]);
+                 out[i - begin] = found == map.end() ? result{} : result{found->second};
+               }
+             });
+}
+
+void measure_policy(run_context& context, const table_type& table, const std::string& structure,
+                    std::span<const std::uint32_t> probes, const peer_maps& peers, std::size_t build_keys,
+                    const std::vector<std::size_t>& groups, unsigned threads, unsigned repetitions) {
+  const auto runner = lookup_bench::runner_for(threads);
+  lookup_bench::lookup_passes<result> passes(probes.size(), runner.get());
+  lookup_bench::add_index_techniques(passes, context, table, probes, groups);
+  if (context.selected("std-unordered-map")) add_map_pass(passes, "std-unordered-map", peers.standard, probes);
+  if (context.selected("absl-flat-hash-map")) add_map_pass(passes, "absl-flat-hash-map", peers.abseil, probes);
+  if (passes.labels().empty()) return;
+
+  std::vector<result> reference(probes.size());
+  table.multi_find(probes, std::span<result>(reference), technique::naive, 1);
+  passes.verify(reference, result{~std::uint64_t{0}});
+
+  lookup_bench::row_context facts{.structure = structure,
+                                  .size_bytes = table.memory_bytes(),
+                                  .threads = threads,
+                                  .distribution = context.distribution_or({}).describe(),
+                                  .pages = table.describe_pages(),
+                                  .hit_rate = lookup_bench::hit_rate_of(reference)};
+  if (lookup_bench::dram_resident(table.memory_bytes())) {
+    double nodes = 0;
+    for (std::uint32_t key : probes) nodes += static_cast<double>(table.nodes_visited(key));
+    const bool bucket_array_misses = table.bucket_count() * sizeof(void*) > lookup_bench::last_level_cache_bytes();
+    facts.dram_lines_per_op = nodes / static_cast<double>(probes.size()) + (bucket_array_misses ? 1.0 : 0.0);
+  }
+  context.progress(structure + ": measuring " + std::to_string(passes.labels().size()) + " passes");
+  const auto measured = passes.measure(repetitions, context);
+  lookup_bench::emit_rows(context, passes, measured, facts, [&](result_row& row, const lookup_bench::pass_label&) {
+    row.set("buckets", static_cast<std::int64_t>(table.bucket_count()))
+        .set("build_keys", static_cast<std::int64_t>(build_keys))
+        .set("stored_keys", static_cast<std::int64_t>(table.size()))
+        .set("average_chain", table.average_chain_length())
+        .set("node_bytes", static_cast<std::int64_t>(sizeof(table_type::node)));
+  });
+}
+
+void run_hash_probe(run_context& context) {
+  const bool quick = context.quick();
+  const auto sizes = context.sizes_or({quick ? std::size_t{8} << 20 : std::size_t{1} << 30});
+  const auto groups =
+      context.groups_or(quick ? std::vector<std::size_t>{8, 16} : std::vector<std::size_t>{4, 8, 16, 24, 32});
+  const auto thread_counts = context.threads_or({1});
+  const key_distribution distribution = context.distribution_or({});
+  // Builds follow the distribution (the paper builds and probes with the same one); a
+  // sorted probe stream is drawn uniformly, then sorted.
+  key_distribution build_distribution = distribution;
+  if (build_distribution.shape == key_distribution::kind::sorted)
+    build_distribution.shape = key_distribution::kind::uniform;
+  const page_size pages = context.pages_or(page_size::huge_2m);
+  const unsigned repetitions = context.repetitions_or(quick ? 3 : 5);
+  // Lookups per pass: long chains cost ~100 misses per probe, short ones ~2.
+  const std::size_t long_chain_probes = context.keys_or(quick ? 2'000 : 10'000);
+  const std::size_t short_chain_probes = context.keys_or(quick ? 100'000 : 1'000'000);
+
+  for (std::size_t size : sizes) {
+    const auto build_keys = std::max<std::size_t>(
+        1, static_cast<std::size_t>(static_cast<double>(size) /
+                                    (sizeof(table_type::node) * distinct_share_of_uniform_draws)));
+    // Both tables and both peers, the key arrays and the build's sort buffer, at worst.
+    context.require_memory(static_cast<std::size_t>(static_cast<double>(build_keys) * 230.0),
+                           "hash-probe at this size");
+    context.progress("drawing " + std::to_string(build_keys) + " build keys");
+    const std::vector<std::uint32_t> build =
+        as_keys(draw_indices(build_keys, build_keys, build_distribution, context.seed()));
+    const std::vector<std::uint32_t> probes = as_keys(
+        draw_indices(std::max(long_chain_probes, short_chain_probes), build_keys, distribution, context.seed() + 1));
+
+    peer_maps peers;
+    if (context.selected("std-unordered-map") || context.selected("absl-flat-hash-map")) {
+      context.progress("building the peer maps");
+      peers.standard.reserve(build_keys);
+      peers.abseil.reserve(build_keys);
+      for (std::uint32_t key : build) {
+        peers.standard.emplace(key, value_of_key(key));
+        peers.abseil.emplace(key, value_of_key(key));
+      }
+    }
+    for (bool bucket_per_key : {false, true}) {
+      const std::string structure = bucket_per_key ? "chained-hash-bucket-per-key" : "chained-hash-100k-buckets";
+      context.progress("building " + structure);
+      table_type table = bucket_per_key ? table_type::with_buckets_for(count_distinct(build), pages)
+                                        : table_type(table_type::paper_bucket_count, build_keys, pages);
+      table.insert_all(std::span<const std::uint32_t>(build), [&](std::size_t i) { return value_of_key(build[i]); });
+      context.note(structure + " pages", table.describe_pages());
+      const std::size_t probe_count = bucket_per_key ? short_chain_probes : long_chain_probes;
+      for (unsigned threads : thread_counts) {
+        measure_policy(context, table, structure, std::span<const std::uint32_t>(probes).first(probe_count), peers,
+                       build_keys, groups, threads, repetitions);
+      }
+    }
+  }
+}
+
+std::vector<std::string> hash_probe_techniques() {
+  auto names = lookup_bench::index_technique_names(table_type::default_prefetch_hint);
+  names.emplace_back("std-unordered-map");
+  names.emplace_back("absl-flat-hash-map");
+  return names;
+}
+
+const registration hash_probe{experiment{
+    .name = "hash-probe",
+    .reproduces = "Killer Nanoseconds Fig. 1-2 (group sweep), Fig. 4 (size sweep), Table 3 hash row",
+    .summary = "chained hash table probe (100k buckets and bucket per key): naive, gp, amac, coro, fiber, "
+               "std::unordered_map, absl::flat_hash_map",
+    .techniques = hash_probe_techniques(),
+    .accepted = accepts_size | accepts_keys | accepts_group | accepts_threads | accepts_technique | accepts_dist |
+                accepts_pages,
+    .run = run_hash_probe,
+}};
+
+}  // namespace
+}  // namespace braid::bench

@@ -1,0 +1,146 @@
+// linear-probe: probing Cimple's open-addressing hash-join table (§7.3, §8.2) with every
+// technique in one run, at 0 %, 50 % and 100 % hits, beside std::unordered_map and
+// absl::flat_hash_map over the same keys.
+//
+// Data: --size is the slot array's footprint, rounded down to a power of two (16-byte slots:
+// 1 GiB = 2^26 slots), filled to 50 % with distinct pseudo-random 64-bit keys (a bijective
+// mix of 1..n, so keys never repeat). A lookup hits with the row's hit rate: a stored key
+// picked with the chosen distribution, or else a key that was never stored.
+// Rows: one per (size, hit rate, threads, technique, group); `roofline_fraction` counts the
+// lines a plain probe reads (1 + line crossings) when the table is DRAM-resident.
+#include <absl/container/flat_hash_map.h>
+
+#include <bit>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "braid/index/linear_probing_table.hpp"
+#include "lookup_bench.hpp"
+#include "workloads.hpp"
+
+namespace braid::bench {
+namespace {
+
+using table_type = linear_probing_table<std::uint64_t>;
+using result = table_type::result_type;
+
+// A bijection of 64-bit integers (splitmix64's finalizer): distinct inputs, distinct keys.
+std::uint64_t key_number(std::uint64_t i) {
+  std::uint64_t z = i + 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+std::uint64_t value_of_key(std::uint64_t key) { return key ^ 0x5DEECE66Dull; }
+
+template <class Map>
+void add_map_pass(lookup_bench::lookup_passes<result>& passes, const char* name, const Map& map,
+                  std::span<const std::uint64_t> keys) {
+  passes.add(lookup_bench::pass_label::peer_baseline(name),
+             [&map, keys](std::size_t begin, std::size_t end, std::span<result> out) {
+               for (std::size_t i = begin; i < end; ++i) {
+                 const auto found = map.find(keys[i]);
+                 out[i - begin] = found == map.end() ? result{} : result{found->second};
+               }
+             });
+}
+
+void run_linear_probe(run_context& context) {
+  const bool quick = context.quick();
+  const auto sizes = context.sizes_or({quick ? std::size_t{8} << 20 : std::size_t{1} << 30});
+  const auto groups =
+      context.groups_or(quick ? std::vector<std::size_t>{8, 16} : std::vector<std::size_t>{4, 8, 16, 32});
+  const auto thread_counts = context.threads_or({1});
+  const key_distribution distribution = context.distribution_or({});
+  const page_size pages = context.pages_or(page_size::huge_2m);
+  const unsigned repetitions = context.repetitions_or(quick ? 3 : 5);
+  const std::size_t lookups = context.keys_or(quick ? 100'000 : 500'000);
+  const bool with_peers = context.selected("std-unordered-map") || context.selected("absl-flat-hash-map");
+
+  for (std::size_t size : sizes) {
+    const std::size_t capacity = std::bit_floor(std::max<std::size_t>(size / sizeof(table_type::slot), 16));
+    const std::size_t stored = capacity / 2;
+    // The table, the peers (about 40 and 34 bytes a key) and the probe keys.
+    context.require_memory(capacity * sizeof(table_type::slot) + (with_peers ? stored * 80 : 0) + lookups * 40,
+                           "linear-probe at this size");
+    context.progress("building a table of " + std::to_string(capacity) + " slots");
+    table_type table(stored, pages);
+    for (std::uint64_t i = 1; i <= stored; ++i) table.insert(key_number(i), value_of_key(key_number(i)));
+    context.note("linear-probe pages", table.describe_pages());
+    std::unordered_map<std::uint64_t, std::uint64_t> standard;
+    absl::flat_hash_map<std::uint64_t, std::uint64_t> abseil;
+    if (with_peers) {
+      context.progress("building the peer maps");
+      standard.reserve(stored);
+      abseil.reserve(stored);
+      for (std::uint64_t i = 1; i <= stored; ++i) {
+        standard.emplace(key_number(i), value_of_key(key_number(i)));
+        abseil.emplace(key_number(i), value_of_key(key_number(i)));
+      }
+    }
+
+    const std::vector<std::uint64_t> picks = draw_indices(lookups, stored, distribution, context.seed());
+    for (double hit_rate : {0.0, 0.5, 1.0}) {
+      random_source coin(context.seed() + 17);
+      std::vector<std::uint64_t> probes(lookups);
+      for (std::size_t i = 0; i < lookups; ++i) {
+        const bool hit = static_cast<double>(coin.below(1'000'000)) < hit_rate * 1e6;
+        probes[i] = key_number(1 + picks[i] + (hit ? 0 : stored));  // 1..stored are stored
+      }
+      const std::span<const std::uint64_t> keys(probes);
+      std::vector<result> reference(lookups);
+      table.multi_find(keys, std::span<result>(reference), technique::naive, 1);
+      lookup_bench::row_context facts{.structure = "linear-probing-table",
+                                      .size_bytes = table.memory_bytes(),
+                                      .distribution = distribution.describe(),
+                                      .pages = table.describe_pages(),
+                                      .hit_rate = lookup_bench::hit_rate_of(reference)};
+      if (lookup_bench::dram_resident(table.memory_bytes())) {
+        double lines = 0;
+        for (std::uint64_t key : probes) lines += static_cast<double>(table.lines_visited(key));
+        facts.dram_lines_per_op = lines / static_cast<double>(lookups);
+      }
+      for (unsigned threads : thread_counts) {
+        const auto runner = lookup_bench::runner_for(threads);
+        lookup_bench::lookup_passes<result> passes(lookups, runner.get());
+        lookup_bench::add_index_techniques(passes, context, table, keys, groups);
+        if (context.selected("std-unordered-map")) add_map_pass(passes, "std-unordered-map", standard, keys);
+        if (context.selected("absl-flat-hash-map")) add_map_pass(passes, "absl-flat-hash-map", abseil, keys);
+        if (passes.labels().empty()) continue;
+        passes.verify(reference, result{~std::uint64_t{0}});
+        context.progress("hit rate " + std::to_string(hit_rate) + ": measuring " +
+                         std::to_string(passes.labels().size()) + " passes");
+        const auto measured = passes.measure(repetitions, context);
+        facts.threads = threads;
+        lookup_bench::emit_rows(context, passes, measured, facts,
+                                [&](result_row& row, const lookup_bench::pass_label&) {
+                                  row.set("load_factor", table.load_factor()).set("target_hit_rate", hit_rate);
+                                });
+      }
+    }
+  }
+}
+
+std::vector<std::string> linear_probe_techniques() {
+  auto names = lookup_bench::index_technique_names(table_type::default_prefetch_hint);
+  names.emplace_back("std-unordered-map");
+  names.emplace_back("absl-flat-hash-map");
+  return names;
+}
+
+const registration linear_probe{experiment{
+    .name = "linear-probe",
+    .reproduces = "Cimple Fig. 1 hash-table bars and the 0 / 50 / 100 % hit-rate experiment (§8.2)",
+    .summary = "open-addressing linear-probing table (Murmur3, 50% load) at 0/50/100% hits: naive, gp, amac, "
+               "coro, fiber, std::unordered_map, absl::flat_hash_map",
+    .techniques = linear_probe_techniques(),
+    .accepted = accepts_size | accepts_keys | accepts_group | accepts_threads | accepts_technique | accepts_dist |
+                accepts_pages,
+    .run = run_linear_probe,
+}};
+
+}  // namespace
+}  // namespace braid::bench

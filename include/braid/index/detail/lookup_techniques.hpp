@@ -1,0 +1,147 @@
+// The machinery every lookup structure's multi_find shares: argument checks, scratch state
+// for the hand-written techniques, the circular buffer that drives AMAC state machines, and
+// the dispatch from a `technique` to the structure's own implementation of it.
+//
+// A structure `S` plugs in by providing, for its key type `K` and result type `R`:
+//   R find(K) const                                      the plain lookup (naive, the oracle)
+//   template <prefetch_hint H> void find_group_prefetching(span<const K>, span<R>, size_t group) const
+//   template <prefetch_hint H> void find_amac(span<const K>, span<R>, size_t group) const
+//   template <execution_mode M> coro<R> find_coro(K) const
+//   template <prefetch_hint H> R find_fiber(fiber_context&, K) const
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "braid/core/coro.hpp"
+#include "braid/core/fiber.hpp"
+#include "braid/core/frame_pool.hpp"
+#include "braid/core/mode.hpp"
+#include "braid/core/prefetch.hpp"
+#include "braid/core/scheduler.hpp"
+#include "braid/index/technique.hpp"
+
+namespace braid::detail {
+
+inline void check_lookup_batch(std::size_t keys, std::size_t results, std::size_t group, const char* structure) {
+  if (results < keys) {
+    throw std::invalid_argument(std::string(structure) + "::multi_find: output holds " + std::to_string(results) +
+                                " results for " + std::to_string(keys) + " keys");
+  }
+  if (group == 0) throw std::invalid_argument(std::string(structure) + "::multi_find: group size must be at least 1");
+}
+
+// A fixed array of trivially copyable per-lookup states, taken from the calling thread's
+// frame pool so that a warm multi_find never touches the global heap.
+template <class State>
+class scratch_array {
+  static_assert(std::is_trivially_copyable_v<State> && std::is_trivially_destructible_v<State>);
+  static_assert(alignof(State) <= frame_pool::alignment);
+
+ public:
+  explicit scratch_array(std::size_t count)
+      : states_(static_cast<State*>(frame_pool::allocate(std::max<std::size_t>(count, 1) * sizeof(State)))),
+        count_(std::max<std::size_t>(count, 1)) {}
+  scratch_array(const scratch_array&) = delete;
+  scratch_array& operator=(const scratch_array&) = delete;
+  ~scratch_array() { frame_pool::deallocate(states_, count_ * sizeof(State)); }
+
+  State& operator[](std::size_t index) noexcept { return states_[index]; }
+  [[nodiscard]] std::size_t size() const noexcept { return count_; }
+
+ private:
+  State* states_;
+  std::size_t count_;
+};
+
+// AMAC's circular buffer: up to `group` lookups in flight, each an explicit state machine.
+//   begin(state, index) starts the lookup of input `index` in `state`; it returns false when
+//                       the lookup finished at once (its result already written);
+//   advance(state)      runs the state's next stage; it returns false once the lookup has
+//                       finished (its result written).
+// A finished slot takes the next input at once; when the input runs out, the last live slot
+// moves into the finished one, so the final drain visits live lookups only.
+template <class State, class Begin, class Advance>
+void run_state_machines(std::size_t count, std::size_t group, Begin&& begin, Advance&& advance) {
+  if (count == 0) return;
+  scratch_array<State> ring(std::min(group, count));
+  std::size_t next = 0;
+  std::size_t live = 0;
+  auto start_next = [&](State& state) {
+    while (next < count) {
+      if (begin(state, next++)) return true;
+    }
+    return false;
+  };
+  while (live < ring.size() && start_next(ring[live])) ++live;
+  while (live > 0) {
+    for (std::size_t slot = 0; slot < live;) {
+      State& state = ring[slot];
+      if (advance(state) || start_next(state)) {
+        ++slot;
+        continue;
+      }
+      --live;  // input exhausted: the last live state takes this slot and runs next
+      if (slot != live) state = ring[live];
+    }
+  }
+}
+
+// Runs one technique over a batch: results in input order.
+template <prefetch_hint Hint, class Structure, class Key, class Result>
+void run_lookup_technique(const Structure& structure, std::span<const Key> keys, std::span<Result> out, technique how,
+                          std::size_t group, const char* name) {
+  check_lookup_batch(keys.size(), out.size(), group, name);
+  switch (how) {
+    case technique::naive:
+      for (std::size_t i = 0; i < keys.size(); ++i) out[i] = structure.find(keys[i]);
+      return;
+    case technique::gp:
+      structure.template find_group_prefetching<Hint>(keys, out, group);
+      return;
+    case technique::amac:
+      structure.template find_amac<Hint>(keys, out, group);
+      return;
+    case technique::coro:
+      run_into(
+          interleaved_scheduler{group}, keys,
+          [&structure](const Key& key) { return structure.template find_coro<interleaved_with<Hint>>(key); }, out);
+      return;
+    case technique::fiber:
+      run_into(
+          interleaved_scheduler{group}, keys,
+          [&structure](const Key& key) {
+            return fiber<Result>([&structure, key](fiber_context& context) {
+              return structure.template find_fiber<Hint>(context, key);
+            });
+          },
+          out);
+      return;
+  }
+  throw std::invalid_argument(std::string(name) + "::multi_find: unknown technique");
+}
+
+// The load of the plain lookups: exactly `*address`. The fiber lookups use the same bodies
+// with `fiber_load`, which prefetches and yields before the load.
+struct plain_load {
+  template <class T>
+  T& operator()(T* address) const noexcept {
+    return *address;
+  }
+};
+
+template <prefetch_hint Hint>
+struct fiber_load {
+  fiber_context* context;
+  template <class T>
+  T& operator()(T* address) const {
+    return fiber_fetch_lines<Hint>(*context, address);
+  }
+};
+
+}  // namespace braid::detail

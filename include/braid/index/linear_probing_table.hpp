@@ -1,0 +1,291 @@
+// linear_probing_table: open addressing with linear probing — the hash-join table of Cimple
+// (Kiriansky et al., PACT 2018, §7.3) and of Menon et al.'s relaxed operator fusion.
+//
+//   braid::linear_probing_table<> table(1'000'000);            // sized for 1 M keys at 50% load
+//   table.insert(42, 7);
+//   std::optional<std::uint64_t> v = table.find(42);
+//   table.multi_find(keys, results, braid::technique::amac, 16);
+//
+// Layout: one power-of-two array of slots {64-bit key, value} (16 bytes with a 64-bit value,
+// four to a cache line) in a huge_array (2 MiB pages by default). The home slot of a key is
+// Murmur3's fmix64 of the key masked to the capacity; a key lives in the first free slot at
+// or after its home, wrapping at the end. Key 0 marks a free slot, so the key 0 itself is
+// kept beside the array.
+//
+// The table grows (doubling, every key rehashed) when an insert would push the load above
+// `max_load` (0.5 by default, as in the paper); `capacity()` stays a power of two.
+//
+// Complexity: insert and find take O(1) expected probes at a bounded load; a lookup reads
+// its home line and every following line up to the key or the first free slot (at 50% load
+// a miss scans 2.5 slots on average, mostly in one line).
+// Invariants: keys are unique; between a key's home slot and the key there is no free slot
+// (there is no erase, so no tombstones); at least one slot is always free.
+//
+// Lookups, all returning the value or std::nullopt and all equal to find():
+//   find(key)                     the plain probe loop: the naive baseline and the oracle;
+//   find_coro<M>(key)             the probe as a coroutine: every cache line it enters is
+//                                 `co_await fetch<M>`ed (prefetch + suspend when interleaved);
+//   find_fiber<H>(context, key)   the plain loop on a stackful fiber, yielding at the same lines;
+//   find_group_prefetching<H>     lock-step groups: prefetch every home line, then each round
+//                                 scans one line per unfinished key and prefetches its next;
+//   find_amac<H>                  a ring of state machines doing the same, refilled at once;
+//   multi_find(keys, out, technique, group)   any of the above over a batch, in input order.
+// Lookups are const and may run concurrently; insert may not run concurrently with anything.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "braid/core/coro.hpp"
+#include "braid/core/fetch.hpp"
+#include "braid/core/fiber.hpp"
+#include "braid/core/huge_buffer.hpp"
+#include "braid/core/mode.hpp"
+#include "braid/core/prefetch.hpp"
+#include "braid/index/detail/lookup_techniques.hpp"
+#include "braid/index/detail/murmur_hash.hpp"
+#include "braid/index/technique.hpp"
+
+namespace braid {
+
+template <class Value = std::uint64_t>
+class linear_probing_table {
+  static_assert(std::is_trivially_copyable_v<Value> && std::is_trivially_default_constructible_v<Value>,
+                "values live in a page-backed slot array");
+
+ public:
+  using key_type = std::uint64_t;
+  using mapped_type = Value;
+  using result_type = std::optional<Value>;
+
+  static constexpr key_type empty_key = 0;
+  static constexpr double default_max_load = 0.5;
+  // Hint of the interleaved lookups unless multi_find is told otherwise (chosen by measuring
+  // T0 against NTA with `braid-bench run linear-probe`).
+  static constexpr prefetch_hint default_prefetch_hint = prefetch_hint::nta;
+
+  struct slot {
+    key_type key;
+    Value value;
+  };
+  static_assert(cache_line_bytes % sizeof(slot) == 0, "slots must tile cache lines");
+  static constexpr std::size_t slots_per_line = cache_line_bytes / sizeof(slot);
+
+  // Capacity: the smallest power of two that holds `expected_keys` at `max_load`.
+  explicit linear_probing_table(std::size_t expected_keys = 0, page_size pages = page_size::huge_2m,
+                                double max_load = default_max_load)
+      : max_load_(checked_max_load(max_load)), pages_(pages) {
+    allocate(capacity_for(expected_keys));
+  }
+
+  // Inserts (key, value); returns false, changing nothing, when the key is present.
+  bool insert(key_type key, Value value) {
+    if (key == empty_key) {
+      if (zero_key_value_) return false;
+      zero_key_value_ = value;
+      ++size_;
+      return true;
+    }
+    std::size_t position = home_of(key);
+    for (; slots_[position].key != empty_key; position = (position + 1) & mask_) {
+      if (slots_[position].key == key) return false;
+    }
+    if (static_cast<double>(stored_in_slots() + 1) > max_load_ * static_cast<double>(slots_.size())) {
+      grow();
+      position = home_of(key);
+      while (slots_[position].key != empty_key) position = (position + 1) & mask_;
+    }
+    slots_[position] = slot{key, value};
+    ++size_;
+    return true;
+  }
+
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+  [[nodiscard]] std::size_t capacity() const noexcept { return slots_.size(); }
+  [[nodiscard]] double load_factor() const noexcept {
+    return static_cast<double>(stored_in_slots()) / static_cast<double>(slots_.size());
+  }
+  [[nodiscard]] std::size_t memory_bytes() const noexcept { return slots_.size() * sizeof(slot); }
+  [[nodiscard]] std::string describe_pages() const { return slots_.buffer().describe_pages(); }
+
+  // Cache lines the plain lookup of `key` reads (0 for the key 0, kept beside the array).
+  [[nodiscard]] std::size_t lines_visited(key_type key) const noexcept {
+    if (key == empty_key) return 0;
+    std::size_t position = home_of(key);
+    result_type ignored;
+    std::size_t lines = 1;
+    while (!scan_line(key, position, ignored)) ++lines;
+    return lines;
+  }
+
+  // ---- lookups ------------------------------------------------------------------------------
+
+  [[nodiscard]] result_type find(key_type key) const { return find_with(key, detail::plain_load{}); }
+
+  template <execution_mode M>
+  coro<result_type> find_coro(key_type key) const {
+    if (key == empty_key) co_return zero_key_value_;
+    std::size_t position = home_of(key);
+    result_type result;
+    do {
+      co_await fetch<M>(&slots_[position]);
+    } while (!scan_line(key, position, result));
+    co_return result;
+  }
+
+  template <prefetch_hint Hint>
+  result_type find_fiber(fiber_context& context, key_type key) const {
+    return find_with(key, detail::fiber_load<Hint>{&context});
+  }
+
+  template <prefetch_hint Hint>
+  void find_group_prefetching(std::span<const key_type> keys, std::span<result_type> out, std::size_t group) const {
+    constexpr std::size_t finished = SIZE_MAX;
+    detail::scratch_array<std::size_t> position(std::min(group, keys.size()));
+    for (std::size_t first = 0; first < keys.size(); first += group) {
+      const std::size_t members = std::min(group, keys.size() - first);
+      const key_type* key = keys.data() + first;
+      result_type* result = out.data() + first;
+      std::size_t unfinished = 0;
+      for (std::size_t i = 0; i < members; ++i) {
+        if (key[i] == empty_key) {
+          result[i] = zero_key_value_;
+          position[i] = finished;
+        } else {
+          position[i] = home_of(key[i]);
+          prefetch<Hint>(&slots_[position[i]]);
+          ++unfinished;
+        }
+      }
+      while (unfinished > 0) {  // one round: one line per unfinished key
+        for (std::size_t i = 0; i < members; ++i) {
+          if (position[i] == finished) continue;
+          if (scan_line(key[i], position[i], result[i])) {
+            position[i] = finished;
+            --unfinished;
+          } else {
+            prefetch<Hint>(&slots_[position[i]]);
+          }
+        }
+      }
+    }
+  }
+
+  template <prefetch_hint Hint>
+  void find_amac(std::span<const key_type> keys, std::span<result_type> out, std::size_t group) const {
+    struct state {
+      std::size_t position;
+      std::size_t index;
+      key_type key;
+    };
+    detail::run_state_machines<state>(
+        keys.size(), group,
+        [&](state& s, std::size_t index) {
+          s.key = keys[index];
+          s.index = index;
+          if (s.key == empty_key) {
+            out[index] = zero_key_value_;
+            return false;
+          }
+          s.position = home_of(s.key);
+          prefetch<Hint>(&slots_[s.position]);
+          return true;
+        },
+        [&](state& s) {
+          if (scan_line(s.key, s.position, out[s.index])) return false;
+          prefetch<Hint>(&slots_[s.position]);
+          return true;
+        });
+  }
+
+  // Looks up every key with `how`, up to `group` lookups in flight; out[i] receives the
+  // result for keys[i]. Throws std::invalid_argument if out is shorter than keys or group is 0.
+  template <prefetch_hint Hint = default_prefetch_hint>
+  void multi_find(std::span<const key_type> keys, std::span<result_type> out, technique how, std::size_t group) const {
+    detail::run_lookup_technique<Hint>(*this, keys, out, how, group, "linear_probing_table");
+  }
+
+ private:
+  static double checked_max_load(double max_load) {
+    if (!(max_load > 0.0 && max_load < 1.0)) {
+      throw std::invalid_argument("linear_probing_table: max_load must be in (0, 1)");
+    }
+    return max_load;
+  }
+
+  [[nodiscard]] std::size_t capacity_for(std::size_t keys) const {
+    const auto needed = static_cast<std::size_t>(std::ceil(static_cast<double>(keys) / max_load_));
+    return std::bit_ceil(std::max<std::size_t>(needed, 2 * slots_per_line));
+  }
+
+  [[nodiscard]] std::size_t home_of(key_type key) const noexcept {
+    return static_cast<std::size_t>(detail::murmur3_fmix64(key)) & mask_;
+  }
+
+  [[nodiscard]] std::size_t stored_in_slots() const noexcept { return size_ - (zero_key_value_ ? 1 : 0); }
+
+  // The probe step every lookup shares: scans from `position` to the end of its cache line.
+  // Returns true when the key was found (result = its value) or a free slot proves it absent
+  // (result = nullopt); otherwise leaves `position` at the first slot of the next line.
+  bool scan_line(key_type key, std::size_t& position, result_type& result) const noexcept {
+    for (;;) {
+      const slot& candidate = slots_[position];
+      if (candidate.key == key) {
+        result = candidate.value;
+        return true;
+      }
+      if (candidate.key == empty_key) {
+        result = std::nullopt;
+        return true;
+      }
+      position = (position + 1) & mask_;
+      if (position % slots_per_line == 0) return false;
+    }
+  }
+
+  // The one probe loop behind find() (plain loads) and find_fiber() (a yield per line).
+  template <class Load>
+  result_type find_with(key_type key, Load load) const {
+    if (key == empty_key) return zero_key_value_;
+    std::size_t position = home_of(key);
+    result_type result;
+    do {
+      load(&slots_[position]);
+    } while (!scan_line(key, position, result));
+    return result;
+  }
+
+  void allocate(std::size_t capacity) {
+    slots_ = huge_array<slot>(capacity, pages_);
+    mask_ = capacity - 1;
+  }
+
+  void grow() {
+    huge_array<slot> old = std::move(slots_);
+    allocate(old.size() * 2);
+    for (const slot& moving : old) {
+      if (moving.key == empty_key) continue;
+      std::size_t position = home_of(moving.key);
+      while (slots_[position].key != empty_key) position = (position + 1) & mask_;
+      slots_[position] = moving;
+    }
+  }
+
+  huge_array<slot> slots_;
+  std::size_t mask_ = 0;
+  std::size_t size_ = 0;
+  double max_load_;
+  page_size pages_;
+  result_type zero_key_value_;
+};
+
+}  // namespace braid

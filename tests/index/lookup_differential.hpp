@@ -1,0 +1,116 @@
+// Differential checking shared by the index tests: every technique of a structure's
+// multi_find, at every group size and both prefetch hints, must return exactly the expected
+// results (computed from the plain lookup and from a standard container by the caller).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "braid/core/all.hpp"
+#include "braid/index/technique.hpp"
+
+namespace braid::testing {
+
+inline constexpr std::array<std::size_t, 6> differential_groups = {1, 2, 3, 7, 16, 64};
+inline constexpr std::array<technique, 5> all_techniques = {technique::naive, technique::gp, technique::amac,
+                                                            technique::coro, technique::fiber};
+
+// Batch lengths that cover the empty input, inputs shorter than a group, exact multiples of
+// the group sizes and ragged last groups.
+inline constexpr std::array<std::size_t, 9> batch_lengths = {0, 1, 2, 5, 16, 63, 64, 65, 300};
+
+// Both prefetch hints in optimized builds; one under sanitizers, where each fiber costs a few
+// system calls (the fake-stack bookkeeping) and the hint changes no logic.
+#if defined(BRAID_SANITIZED)
+inline constexpr int hints_checked = 1;
+#else
+inline constexpr int hints_checked = 2;
+#endif
+
+// Runs every technique x group x hint on `keys`; `poison` prefills the output so that a
+// technique that forgets to write a result (an absent key, the last partial group, the
+// drain) is caught.
+template <class Structure, class Key, class Result>
+void expect_all_techniques_agree(const Structure& structure, const std::vector<Key>& keys,
+                                 const std::vector<Result>& expected, const Result& poison,
+                                 const std::string& context) {
+  ASSERT_EQ(keys.size(), expected.size());
+  for (technique how : all_techniques) {
+    for (std::size_t group : differential_groups) {
+      for (int hint = 0; hint < hints_checked; ++hint) {
+        std::vector<Result> out(keys.size(), poison);
+        if (hint == 0) {
+          structure.template multi_find<prefetch_hint::t0>(std::span<const Key>(keys), std::span<Result>(out), how,
+                                                           group);
+        } else {
+          structure.template multi_find<prefetch_hint::nta>(std::span<const Key>(keys), std::span<Result>(out), how,
+                                                            group);
+        }
+        for (std::size_t i = 0; i < keys.size(); ++i) {
+          if (out[i] != expected[i]) {
+            ADD_FAILURE() << context << ": technique " << to_string(how) << ", group " << group << ", hint "
+                          << (hint == 0 ? "t0" : "nta") << ": result " << i << " of " << keys.size()
+                          << " differs from the plain lookup";
+            return;
+          }
+        }
+      }
+    }
+  }
+}
+
+// multi_find refuses an output shorter than the input and a group of 0, for every technique.
+template <class Structure>
+void expect_bad_batches_rejected(const Structure& structure) {
+  using key = typename Structure::key_type;
+  using result = typename Structure::result_type;
+  std::vector<key> keys(4);
+  for (technique how : all_techniques) {
+    std::vector<result> short_out(3);
+    EXPECT_THROW(structure.multi_find(std::span<const key>(keys), std::span<result>(short_out), how, 4),
+                 std::invalid_argument)
+        << to_string(how);
+    std::vector<result> out(4);
+    EXPECT_THROW(structure.multi_find(std::span<const key>(keys), std::span<result>(out), how, 0),
+                 std::invalid_argument)
+        << to_string(how);
+  }
+}
+
+// The coroutine's sequential instantiation is the plain algorithm: it must finish without
+// suspending and agree with find(); its interleaved instantiation, run to completion one at a
+// time, must agree too.
+template <class Structure, class Key>
+void expect_coroutine_modes_agree(const Structure& structure, const std::vector<Key>& keys,
+                                  const std::string& context) {
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    auto plain = structure.find(keys[i]);
+    auto sequential_lookup = structure.template find_coro<sequential>(keys[i]);
+    ASSERT_TRUE(sequential_lookup.done()) << context << ": the sequential coroutine suspended";
+    ASSERT_EQ(sequential_lookup.take_result(), plain) << context << ": key " << i;
+    auto interleaved_lookup = structure.template find_coro<interleaved>(keys[i]);
+    while (!interleaved_lookup.done()) interleaved_lookup.resume();
+    ASSERT_EQ(interleaved_lookup.take_result(), plain) << context << ": key " << i;
+  }
+}
+
+// Seeds for one test: many by default, fewer under sanitizers (which run ~10x slower).
+inline std::vector<std::uint64_t> differential_seeds() {
+#if defined(BRAID_SANITIZED)
+  constexpr std::uint64_t count = 4;
+#else
+  constexpr std::uint64_t count = 24;
+#endif
+  std::vector<std::uint64_t> seeds;
+  for (std::uint64_t seed = 1; seed <= count; ++seed) seeds.push_back(seed * 0x9E3779B97F4A7C15ull);
+  return seeds;
+}
+
+}  // namespace braid::testing
