@@ -41,7 +41,8 @@
 //   find_on_fiber<Hint>            the stackful comparator
 //   multi_find(keys, out, technique, group)   naive, coro (flattened), fiber
 //   multi_find_nested(keys, out, group)       the nested tasks, interleaved
-//   scan / scan_coroutine / multi_scan        range scans along the leaf chain
+//   scan / scan_coroutine / multi_scan        range scans along the leaf chain (the scan
+//                                  coroutine is a task<> reusing the nested descent)
 // No group-prefetching or AMAC version: the papers have none for the B+-tree.
 //
 // Not thread-safe for writers; any number of concurrent readers is fine.
@@ -308,26 +309,36 @@ class bplus_tree {
     return scan_with(start, limit, visit, plain_access{});
   }
 
-  // The scan as a coroutine: the descent suspends like lookup<M>, the walk once per leaf, whose
-  // lines are all prefetched (a scan reads the whole leaf).
+  // The scan as a coroutine: a task<> that reuses the nested lookup's descent (a scan is
+  // dominated by its walk), then suspends once per leaf of the walk. Small leaves are fetched
+  // whole; of a page-sized leaf only the header and the first line of values, the rest is read
+  // in order and left to the hardware prefetcher.
   template <execution_mode M, class Visitor>
-  coro<std::size_t> scan_coroutine(Key start, std::size_t limit, Visitor visit) const {
+  task<std::size_t> scan_coroutine(Key start, std::size_t limit, Visitor visit) const {
     if (root_ == nullptr || limit == 0) co_return 0;
-    const void* current = root_;
-    for (std::size_t level = 1; level < height_; ++level) {
-      const inner_node& node = co_await fetch_lines<M>(static_cast<const inner_node*>(current));
-      current = node.children[child_slot(node.keys, node.count, start)];
+    const leaf_node* leaf = co_await descend_to_leaf<M>(start);
+    std::size_t position = 0;
+    if constexpr (fetches_whole_nodes) {
+      const leaf_node& node = co_await fetch_lines<M>(leaf);
+      position = entry_position(node.keys, node.count, start);
+    } else {
+      const std::uint32_t count = (co_await fetch<M>(leaf)).count;
+      position = co_await search_keys<M, false>(leaf->keys, count, start);
     }
-    const leaf_node* leaf = &co_await fetch_lines<M>(static_cast<const leaf_node*>(current));
-    std::size_t position = entry_position(leaf->keys, leaf->count, start);
     std::size_t visited = 0;
     for (;;) {
       for (; position < leaf->count; ++position) {
         visit(leaf->keys[position], leaf->values[position]);
         if (++visited == limit) co_return visited;
       }
-      if (leaf->next == nullptr) co_return visited;
-      leaf = &co_await fetch_lines<M>(leaf->next);
+      const leaf_node* next = leaf->next;
+      if (next == nullptr) co_return visited;
+      if constexpr (fetches_whole_nodes) {
+        leaf = &co_await fetch_lines<M>(next);
+      } else {
+        if constexpr (M::suspends) prefetch<M::hint>(&next->values[0]);
+        leaf = &co_await fetch<M>(next);
+      }
       position = 0;
     }
   }
@@ -538,6 +549,7 @@ class bplus_tree {
     T& one(T* address) const noexcept { return *address; }
     template <class T>
     void lines(T*, std::size_t) const noexcept {}
+    void prefetch_only(const void*) const noexcept {}
   };
 
   template <prefetch_hint Hint>
@@ -552,6 +564,7 @@ class bplus_tree {
       prefetch_lines<Hint>(address, bytes);
       context.suspend();
     }
+    void prefetch_only(const void* address) const noexcept { prefetch<Hint>(address); }
   };
 
   // The plain descent, reading through `access`: the same steps as lookup<M>.
@@ -574,13 +587,12 @@ class bplus_tree {
     }
   }
 
+  // Where key is or would be in `leaf`, reading through `access`.
   template <class Access>
-  std::optional<Value> descend(const Key& key, Access access) const {
-    if (root_ == nullptr) return std::nullopt;
-    const leaf_node* leaf = descend_to_leaf_with(key, access);
+  std::size_t entry_position_with(const leaf_node* leaf, const Key& key, Access& access) const {
     if constexpr (fetches_whole_nodes) {
       const leaf_node& node = access.whole(leaf);
-      return value_at(node, entry_position(node.keys, node.count, key), key);
+      return entry_position(node.keys, node.count, key);
     } else {
       const std::uint32_t count = access.one(leaf).count;
       const Key* base = leaf->keys;
@@ -591,10 +603,18 @@ class bplus_tree {
         length -= half;
       }
       access.lines(base, length * sizeof(Key));
-      const std::size_t position = static_cast<std::size_t>(base - leaf->keys) + count_less(base, length, key);
-      if (position == count || !(leaf->keys[position] == key)) return std::nullopt;
-      return access.one(&leaf->values[position]);
+      return static_cast<std::size_t>(base - leaf->keys) + count_less(base, length, key);
     }
+  }
+
+  template <class Access>
+  std::optional<Value> descend(const Key& key, Access access) const {
+    if (root_ == nullptr) return std::nullopt;
+    const leaf_node* leaf = descend_to_leaf_with(key, access);
+    const std::size_t position = entry_position_with(leaf, key, access);
+    if (position == leaf->count || !(leaf->keys[position] == key)) return std::nullopt;
+    if constexpr (fetches_whole_nodes) return leaf->values[position];
+    else return access.one(&leaf->values[position]);
   }
 
   template <class Access>
@@ -608,19 +628,26 @@ class bplus_tree {
     return static_cast<const leaf_node*>(current);
   }
 
+  // The plain (or fiber) scan: the same steps as scan_coroutine.
   template <class Visitor, class Access>
   std::size_t scan_with(const Key& start, std::size_t limit, Visitor& visit, Access access) const {
     if (root_ == nullptr || limit == 0) return 0;
-    const leaf_node* leaf = &access.whole(descend_to_leaf_with(start, access));
-    std::size_t position = entry_position(leaf->keys, leaf->count, start);
+    const leaf_node* leaf = descend_to_leaf_with(start, access);
+    std::size_t position = entry_position_with(leaf, start, access);
     std::size_t visited = 0;
     for (;;) {
       for (; position < leaf->count; ++position) {
         visit(leaf->keys[position], leaf->values[position]);
         if (++visited == limit) return visited;
       }
-      if (leaf->next == nullptr) return visited;
-      leaf = &access.whole(leaf->next);
+      const leaf_node* next = leaf->next;
+      if (next == nullptr) return visited;
+      if constexpr (fetches_whole_nodes) {
+        leaf = &access.whole(next);
+      } else {
+        access.prefetch_only(&next->values[0]);
+        leaf = &access.one(next);
+      }
       position = 0;
     }
   }
