@@ -2,11 +2,13 @@
 // lines (hits, misses, repeats, empty tree, a single leaf, sizes at the fill boundaries, empty
 // input, group sizes 1..64 and larger than the input), the structural invariants after every
 // bulk load (separators, node groups contiguous, uniform depth, half-full nodes), range scans
-// and the bulk-load errors.
+// and the bulk-load errors; the Delta variant (leaves of dictionary codes) against std::map from
+// value to code, for every technique and group size.
 #include "braid/index/csb_plus_tree.hpp"
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 #include <vector>
 
@@ -138,6 +140,78 @@ TYPED_TEST(CsbPlusTree, BulkLoadRejectsUnsortedOrRepeatedKeys) {
   EXPECT_THROW(tree.multi_find(keys, std::span(short_output), technique::amac, 4), std::invalid_argument);
   std::vector<std::optional<std::uint64_t>> output(2);
   EXPECT_THROW(tree.multi_find(keys, std::span(output), technique::gp, 0), std::invalid_argument);
+}
+
+// ---- csb_plus_tree_over_codes ----------------------------------------------------------------
+
+template <class Tree>
+class CsbPlusTreeOverCodes : public ::testing::Test {};
+
+using coded_node_sizes = ::testing::Types<csb_plus_tree_over_codes<std::uint64_t, 64>,
+                                          csb_plus_tree_over_codes<std::uint64_t, 256>>;
+TYPED_TEST_SUITE(CsbPlusTreeOverCodes, coded_node_sizes);
+
+const std::vector<technique> coded_techniques = {technique::naive, technique::coro, technique::fiber};
+
+// Every technique and group size against the oracle (value -> code).
+template <class Tree>
+void expect_codes_agree(const Tree& tree, const std::map<std::uint64_t, std::uint32_t>& oracle,
+                        const std::vector<std::uint64_t>& values, const std::string& where) {
+  std::vector<std::optional<std::uint32_t>> expected(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (auto found = oracle.find(values[i]); found != oracle.end()) expected[i] = found->second;
+  }
+  for (technique how : coded_techniques) {
+    for (std::size_t group : ordered_group_sizes) {
+      std::vector<std::optional<std::uint32_t>> got(values.size(), std::optional<std::uint32_t>{777});
+      tree.multi_find(values, std::span(got), how, group);
+      for (std::size_t i = 0; i < values.size(); ++i) {
+        ASSERT_EQ(got[i], expected[i]) << where << ": " << to_string(how) << " group " << group << " value " << values[i];
+      }
+    }
+  }
+  ASSERT_EQ(run(sequential_scheduler{}, values, [&](std::uint64_t value) { return tree.template lookup<sequential>(value); }),
+            expected)
+      << where << ": lookup<sequential>";
+}
+
+TYPED_TEST(CsbPlusTreeOverCodes, LocatesEveryValueAsStdMapDoes) {
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    std::mt19937_64 random(seed);
+    for (std::size_t count : {std::size_t{1}, std::size_t{2}, TypeParam::leaf_capacity, TypeParam::leaf_capacity + 1,
+                              std::size_t{700}, std::size_t{9000}}) {
+      SCOPED_TRACE(seed_label(seed) + " count " + std::to_string(count));
+      const std::uint64_t key_range = seed % 2 == 0 ? count * 3 : ~std::uint64_t{0};
+      // A dictionary in insertion order: distinct values, unsorted.
+      std::vector<std::uint64_t> dictionary;
+      std::map<std::uint64_t, std::uint32_t> oracle;
+      while (dictionary.size() < count) {
+        const std::uint64_t value = random() % key_range;
+        if (oracle.emplace(value, static_cast<std::uint32_t>(dictionary.size())).second) dictionary.push_back(value);
+      }
+      const TypeParam tree(dictionary, page_size::small_4k);
+      ASSERT_EQ(tree.size(), count);
+      ASSERT_NO_THROW(tree.check_invariants());
+      oracle_map as_values;
+      for (const auto& [value, code] : oracle) as_values.emplace(value, code);
+      expect_codes_agree(tree, oracle, lookup_mix(as_values, 200, key_range, random), "locate");
+    }
+  }
+}
+
+TYPED_TEST(CsbPlusTreeOverCodes, EmptyRepeatedAndUnavailable) {
+  const TypeParam empty(std::vector<std::uint64_t>{}, page_size::small_4k);
+  empty.check_invariants();
+  expect_codes_agree(empty, {}, {0, 5}, "empty");
+  EXPECT_THROW(TypeParam(std::vector<std::uint64_t>{4, 9, 4}), std::invalid_argument);
+  const TypeParam tree(std::vector<std::uint64_t>{30, 10, 20}, page_size::small_4k);
+  EXPECT_EQ(tree.find(10), 1u);
+  EXPECT_EQ(tree.find(30), 0u);
+  EXPECT_FALSE(tree.find(15).has_value());
+  const std::vector<std::uint64_t> values = {10, 20};
+  std::vector<std::optional<std::uint32_t>> out(2);
+  EXPECT_THROW(tree.multi_find(values, std::span(out), technique::gp, 4), std::invalid_argument);
+  EXPECT_THROW(tree.multi_find(values, std::span(out), technique::amac, 4), std::invalid_argument);
 }
 
 }  // namespace

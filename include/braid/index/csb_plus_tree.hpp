@@ -37,6 +37,9 @@
 //   scan(start, limit, visit)   plain range scan along the (contiguous) leaves
 //
 // Thread-safe for any number of readers (the tree never changes after construction).
+//
+// csb_plus_tree_over_codes, below, is the thesis's Delta variant: the same inner levels over a
+// dictionary, with leaves of codes and one more suspension per comparison in a leaf.
 #pragma once
 
 #include <algorithm>
@@ -59,6 +62,7 @@
 #include "braid/core/huge_buffer.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
+#include "braid/index/detail/csb_plus_tree_levels.hpp"
 #include "braid/index/detail/ordered_multi_find.hpp"
 #include "braid/index/detail/ordered_node_arena.hpp"
 #include "braid/index/technique.hpp"
@@ -72,26 +76,26 @@ class csb_plus_tree {
  public:
   using key_type = Key;
   using mapped_type = Value;
-  using node_index = std::uint32_t;
+
+ private:
+  using levels_type = detail::csb_plus_tree_levels<Key, NodeBytes>;
+
+ public:
+  using node_index = typename levels_type::node_index;
+  using inner_node = typename levels_type::inner_node;
 
   static constexpr std::size_t node_bytes = NodeBytes;
-  static constexpr std::size_t header_bytes = 2 * sizeof(node_index);
-  static constexpr std::size_t inner_capacity = (NodeBytes - header_bytes) / sizeof(Key);  // separator keys
-  static constexpr std::size_t leaf_capacity = (NodeBytes - header_bytes) / (sizeof(Key) + sizeof(Value));
-  static_assert(inner_capacity >= 2 && leaf_capacity >= 2, "NodeBytes too small for these key and value types");
+  static constexpr std::size_t inner_capacity = levels_type::inner_capacity;  // separator keys
+  static constexpr std::size_t leaf_capacity = (NodeBytes - levels_type::header_bytes) / (sizeof(Key) + sizeof(Value));
+  static_assert(leaf_capacity >= 2, "NodeBytes too small for these key and value types");
 
-  struct alignas(cache_line_bytes) inner_node {
-    node_index first_child;  // children are first_child .. first_child + key_count (a node group)
-    node_index key_count;
-    Key keys[inner_capacity];
-  };
   struct alignas(cache_line_bytes) leaf_node {
     node_index count;
     node_index unused;
     Key keys[leaf_capacity];
     Value values[leaf_capacity];
   };
-  static_assert(sizeof(inner_node) == NodeBytes && sizeof(leaf_node) == NodeBytes);
+  static_assert(sizeof(leaf_node) == NodeBytes);
 
   explicit csb_plus_tree(page_size pages = page_size::huge_2m) : arena_(pages) {}
 
@@ -273,52 +277,16 @@ class csb_plus_tree {
       if (size_ != 0 || node_count_ != 0) fail("empty tree with nodes");
       return;
     }
-    // Walk level by level: each inner node's group must be the next run of the level below, and
-    // every subtree's keys must respect the separators around it.
-    struct bounds {
-      std::optional<Key> low, high;  // low <= key < high
-    };
-    std::vector<bounds> current_bounds = {bounds{}};
-    node_index level_begin = 0;
-    node_index level_end = 1;
-    for (std::size_t level = 0; level + 1 < levels_; ++level) {
-      std::vector<bounds> next_bounds;
-      node_index expected_child = level_end;
-      for (node_index index = level_begin; index < level_end; ++index) {
-        const inner_node& inner = *inner_at(index);
-        const bounds& around = current_bounds[index - level_begin];
-        if (inner.key_count == 0 || inner.key_count > inner_capacity) fail("inner key count out of range");
-        if (index != 0 && inner.key_count + 1 < (inner_capacity + 2) / 2) fail("inner node less than half full");
-        if (inner.first_child != expected_child) fail("node group not contiguous with its neighbours");
-        for (std::size_t j = 0; j < inner.key_count; ++j) {
-          if (j > 0 && !(inner.keys[j - 1] < inner.keys[j])) fail("separators not increasing");
-          if ((around.low && inner.keys[j] < *around.low) || (around.high && !(inner.keys[j] < *around.high))) {
-            fail("separator outside its parent's range");
-          }
-        }
-        for (std::size_t j = 0; j <= inner.key_count; ++j) {
-          next_bounds.push_back({j == 0 ? around.low : std::optional<Key>(inner.keys[j - 1]),
-                                 j == inner.key_count ? around.high : std::optional<Key>(inner.keys[j])});
-        }
-        expected_child += inner.key_count + 1;
-      }
-      level_begin = level_end;
-      level_end = expected_child;
-      current_bounds = std::move(next_bounds);
-    }
-    if (level_begin != first_leaf_ || level_end != node_count_) fail("leaf level not where expected");
+    const auto leaf_bounds = levels_type::check_inner_levels(nodes_, levels_, first_leaf_, node_count_, fail);
     std::size_t counted = 0;
     std::optional<Key> previous;
     for (node_index index = first_leaf_; index < node_count_; ++index) {
       const leaf_node& leaf = *leaf_at(index);
-      const bounds& around = current_bounds[index - first_leaf_];
       if (leaf.count == 0 || leaf.count > leaf_capacity) fail("leaf count out of range");
       if (levels_ > 1 && leaf.count < (leaf_capacity + 1) / 2) fail("leaf less than half full");
       for (std::size_t j = 0; j < leaf.count; ++j) {
         if (previous && !(*previous < leaf.keys[j])) fail("leaf keys not strictly increasing");
-        if ((around.low && leaf.keys[j] < *around.low) || (around.high && !(leaf.keys[j] < *around.high))) {
-          fail("leaf key outside its parent's range");
-        }
+        if (!leaf_bounds[index - first_leaf_].holds(leaf.keys[j])) fail("leaf key outside its parent's range");
         previous = leaf.keys[j];
         ++counted;
       }
@@ -327,9 +295,7 @@ class csb_plus_tree {
   }
 
  private:
-  struct alignas(cache_line_bytes) raw_node {
-    std::byte bytes[NodeBytes];
-  };
+  using raw_node = typename levels_type::raw_node;
 
   template <prefetch_hint Hint>
   struct whole_node_fiber_load {
@@ -348,15 +314,7 @@ class csb_plus_tree {
     return std::launder(reinterpret_cast<const leaf_node*>(nodes_ + index));
   }
 
-  // The child whose range holds key: the number of separators <= key, counted without branches
-  // over the whole node (the compiler unrolls and vectorizes the fixed-width loop).
-  static node_index child_for(const inner_node& inner, const Key& key) noexcept {
-    node_index slot = 0;
-    for (std::size_t j = 0; j < inner_capacity; ++j) {
-      slot += static_cast<node_index>((j < inner.key_count) & !(key < inner.keys[j]));
-    }
-    return inner.first_child + slot;
-  }
+  static node_index child_for(const inner_node& inner, const Key& key) noexcept { return levels_type::child_for(inner, key); }
 
   static std::size_t lower_bound_in_leaf(const leaf_node& leaf, const Key& key) noexcept {
     std::size_t position = 0;
@@ -379,42 +337,22 @@ class csb_plus_tree {
     return search_leaf(load(leaf_at(current)), key);
   }
 
-  // Splits `items` into `parts` runs as even as possible; returns the start of run `part`.
-  static std::size_t even_split(std::size_t items, std::size_t parts, std::size_t part) noexcept {
-    return items / parts * part + std::min(part, items % parts);
-  }
-
   void bulk_load(std::span<const Key> keys, std::span<const Value> values) {
     const std::size_t n = keys.size();
     if (n == 0) return;
-    // Level sizes, bottom-up: leaves full, then as few inner nodes as hold the level below.
-    std::vector<std::size_t> level_sizes = {(n + leaf_capacity - 1) / leaf_capacity};
-    while (level_sizes.back() > 1) {
-      level_sizes.push_back((level_sizes.back() + inner_capacity) / (inner_capacity + 1));
-    }
-    std::reverse(level_sizes.begin(), level_sizes.end());  // root first
-    std::size_t total = 0;
-    std::vector<std::size_t> level_offsets;
-    for (std::size_t count : level_sizes) {
-      level_offsets.push_back(total);
-      total += count;
-    }
-    if (total > std::numeric_limits<node_index>::max()) {
-      throw std::invalid_argument("csb_plus_tree: " + std::to_string(total) + " nodes exceed the 32-bit node index");
-    }
-    arena_.reserve(total * NodeBytes);
-    nodes_ = reinterpret_cast<raw_node*>(arena_.allocate(total * NodeBytes, cache_line_bytes));
-    levels_ = level_sizes.size();
-    node_count_ = static_cast<node_index>(total);
-    first_leaf_ = static_cast<node_index>(level_offsets.back());
+    const std::size_t leaves = (n + leaf_capacity - 1) / leaf_capacity;
+    const auto layout = levels_type::plan(leaves, "csb_plus_tree");
+    arena_.reserve(layout.total * NodeBytes);
+    nodes_ = reinterpret_cast<raw_node*>(arena_.allocate(layout.total * NodeBytes, cache_line_bytes));
+    levels_ = layout.level_sizes.size();
+    node_count_ = static_cast<node_index>(layout.total);
+    first_leaf_ = static_cast<node_index>(layout.level_offsets.back());
     size_ = n;
-
-    // Leaves, spreading the entries evenly; remember each node's smallest key for the level above.
-    const std::size_t leaves = level_sizes.back();
+    // Leaves, spreading the entries evenly; the level above needs each one's smallest key.
     std::vector<Key> smallest(leaves);
     for (std::size_t leaf = 0; leaf < leaves; ++leaf) {
-      const std::size_t begin = even_split(n, leaves, leaf);
-      const std::size_t end = even_split(n, leaves, leaf + 1);
+      const std::size_t begin = levels_type::even_split(n, leaves, leaf);
+      const std::size_t end = levels_type::even_split(n, leaves, leaf + 1);
       auto* node = std::construct_at(reinterpret_cast<leaf_node*>(nodes_ + first_leaf_ + leaf));
       node->count = static_cast<node_index>(end - begin);
       std::copy(keys.begin() + static_cast<std::ptrdiff_t>(begin), keys.begin() + static_cast<std::ptrdiff_t>(end), node->keys);
@@ -422,26 +360,239 @@ class csb_plus_tree {
                 node->values);
       smallest[leaf] = keys[begin];
     }
-    // Inner levels, bottom-up: node i of a level owns an even share of the level below.
-    for (std::size_t level = levels_ - 1; level-- > 0;) {
-      const std::size_t count = level_sizes[level];
-      const std::size_t children = level_sizes[level + 1];
-      std::vector<Key> level_smallest(count);
-      for (std::size_t i = 0; i < count; ++i) {
-        const std::size_t begin = even_split(children, count, i);
-        const std::size_t end = even_split(children, count, i + 1);
-        auto* node = std::construct_at(reinterpret_cast<inner_node*>(nodes_ + level_offsets[level] + i));
-        node->first_child = static_cast<node_index>(level_offsets[level + 1] + begin);
-        node->key_count = static_cast<node_index>(end - begin - 1);
-        for (std::size_t child = begin + 1; child < end; ++child) node->keys[child - begin - 1] = smallest[child];
-        level_smallest[i] = smallest[begin];
-      }
-      smallest = std::move(level_smallest);
-    }
+    levels_type::build_inner_levels(nodes_, layout, std::move(smallest));
   }
 
   detail::ordered_node_arena arena_;
   raw_node* nodes_ = nullptr;  // every node, root first, level by level
+  std::size_t levels_ = 0;
+  node_index first_leaf_ = 0;
+  node_index node_count_ = 0;
+  std::size_t size_ = 0;
+};
+
+// csb_plus_tree_over_codes<Key, NodeBytes>: the Delta variant of the interleaving thesis (SAP
+// HANA's delta dictionary, §4.3.1): the values live in an unsorted dictionary array, each
+// value's code is its position there, and a CSB+-tree over the codes gives the sorted view.
+// Inner nodes hold separator values like csb_plus_tree's; leaves hold only codes (4 bytes
+// each: 14 per 64-byte leaf), so every comparison in a leaf reads dictionary[code], a likely
+// miss and therefore one more suspension point per probe of the leaf's binary search.
+//
+//   braid::csb_plus_tree_over_codes<std::uint64_t> index(dictionary);   // any order, distinct
+//   std::optional<std::uint32_t> code = index.find(value);               // "locate"
+//   index.multi_find(values, codes, braid::technique::coro, 16);
+//
+// Invariants: the leaves list every code exactly once, in increasing order of value; inner
+// levels as in csb_plus_tree (node groups contiguous, separators = smallest value under the
+// next child, nodes at least half full).
+//
+// Complexity: find O(levels) node lines plus about log2(leaf_capacity) + 1 dictionary lines;
+// construction O(n log n) (a sort of the codes by value).
+//
+// Lookups (all returning exactly what find returns): find, lookup<M> (coro<>), find_on_fiber,
+// multi_find with naive, coro or fiber (the thesis interleaves this one with coroutines only).
+template <std::totally_ordered Key = std::uint64_t, std::size_t NodeBytes = 64>
+  requires std::is_trivially_copyable_v<Key> && (NodeBytes % cache_line_bytes == 0) && (NodeBytes > 0)
+class csb_plus_tree_over_codes {
+  using levels_type = detail::csb_plus_tree_levels<Key, NodeBytes>;
+
+ public:
+  using key_type = Key;
+  using code_type = std::uint32_t;
+  using node_index = typename levels_type::node_index;
+  using inner_node = typename levels_type::inner_node;
+
+  static constexpr std::size_t node_bytes = NodeBytes;
+  static constexpr std::size_t inner_capacity = levels_type::inner_capacity;
+  static constexpr std::size_t leaf_capacity = (NodeBytes - levels_type::header_bytes) / sizeof(code_type);
+
+  struct alignas(cache_line_bytes) leaf_node {
+    node_index count;
+    node_index unused;
+    code_type codes[leaf_capacity];  // increasing in dictionary[code]
+  };
+  static_assert(sizeof(leaf_node) == NodeBytes);
+
+  explicit csb_plus_tree_over_codes(page_size pages = page_size::huge_2m) : arena_(pages) {}
+
+  // Copies the dictionary (code i = dictionary[i]) and builds the tree over its codes. Throws
+  // std::invalid_argument if a value repeats or there are 2^32 values or more.
+  explicit csb_plus_tree_over_codes(std::span<const Key> dictionary, page_size pages = page_size::huge_2m)
+      : arena_(pages) {
+    if (dictionary.size() >= std::numeric_limits<code_type>::max()) {
+      throw std::invalid_argument("csb_plus_tree_over_codes: too many values for 32-bit codes");
+    }
+    build(dictionary);
+  }
+
+  csb_plus_tree_over_codes(csb_plus_tree_over_codes&& other) noexcept
+      : arena_(std::move(other.arena_)),
+        dictionary_(std::exchange(other.dictionary_, nullptr)),
+        nodes_(std::exchange(other.nodes_, nullptr)),
+        levels_(std::exchange(other.levels_, 0)),
+        first_leaf_(std::exchange(other.first_leaf_, 0)),
+        node_count_(std::exchange(other.node_count_, 0)),
+        size_(std::exchange(other.size_, 0)) {}
+  csb_plus_tree_over_codes& operator=(csb_plus_tree_over_codes&& other) noexcept {
+    if (this != &other) {
+      arena_ = std::move(other.arena_);
+      dictionary_ = std::exchange(other.dictionary_, nullptr);
+      nodes_ = std::exchange(other.nodes_, nullptr);
+      levels_ = std::exchange(other.levels_, 0);
+      first_leaf_ = std::exchange(other.first_leaf_, 0);
+      node_count_ = std::exchange(other.node_count_, 0);
+      size_ = std::exchange(other.size_, 0);
+    }
+    return *this;
+  }
+
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] std::size_t levels() const noexcept { return levels_; }
+  [[nodiscard]] std::size_t memory_bytes() const noexcept { return arena_.reserved_bytes(); }
+  [[nodiscard]] std::string describe_pages() const { return arena_.describe_pages(); }
+  [[nodiscard]] std::span<const Key> dictionary() const noexcept { return {dictionary_, size_}; }
+
+  // The code of value, or std::nullopt ("locate" in the thesis).
+  [[nodiscard]] std::optional<code_type> find(const Key& value) const { return descend(value, detail::ordered_plain_load{}); }
+
+  template <execution_mode M>
+  coro<std::optional<code_type>> lookup(Key value) const {
+    if (levels_ == 0) co_return std::nullopt;
+    const leaf_node* leaf = leaf_at(0);
+    if (levels_ > 1) {
+      node_index current = levels_type::child_for(*inner_at(0), value);  // the root is cached
+      for (std::size_t level = 2; level < levels_; ++level) {
+        const inner_node& inner = co_await fetch_lines<M>(inner_at(current));
+        current = levels_type::child_for(inner, value);
+      }
+      leaf = &co_await fetch_lines<M>(leaf_at(current));
+    }
+    // Binary search over the codes: each probe reads the dictionary (a suspension).
+    const code_type* base = leaf->codes;
+    std::size_t length = leaf->count;
+    while (length > 1) {
+      const std::size_t half = length / 2;
+      const Key& probe = co_await fetch<M>(dictionary_ + base[half]);
+      base = !(value < probe) ? base + half : base;
+      length -= half;
+    }
+    const Key& candidate = co_await fetch<M>(dictionary_ + *base);
+    if (candidate == value) co_return *base;
+    co_return std::nullopt;
+  }
+
+  template <prefetch_hint Hint = prefetch_hint::t0>
+  [[nodiscard]] std::optional<code_type> find_on_fiber(fiber_context& context, const Key& value) const {
+    return descend(value, detail::ordered_fiber_load<Hint>{context});
+  }
+
+  // naive, coro or fiber, `group` lookups in flight; codes in input order, absent values as
+  // std::nullopt. Throws std::invalid_argument for gp and amac, a short `out` or group 0.
+  template <prefetch_hint Hint = prefetch_hint::t0>
+  void multi_find(std::span<const Key> values, std::span<std::optional<code_type>> out, technique how,
+                  std::size_t group) const {
+    detail::ordered_multi_find<Hint>(*this, values, out, how, group, "csb_plus_tree_over_codes");
+  }
+
+  // Throws std::logic_error naming the first broken invariant.
+  void check_invariants() const {
+    auto fail = [](const std::string& what) { throw std::logic_error("csb_plus_tree_over_codes: " + what); };
+    if (levels_ == 0) {
+      if (size_ != 0) fail("empty tree with values");
+      return;
+    }
+    const auto leaf_bounds = levels_type::check_inner_levels(nodes_, levels_, first_leaf_, node_count_, fail);
+    std::vector<bool> seen(size_, false);
+    std::optional<Key> previous;
+    for (node_index index = first_leaf_; index < node_count_; ++index) {
+      const leaf_node& leaf = *leaf_at(index);
+      if (leaf.count == 0 || leaf.count > leaf_capacity) fail("leaf count out of range");
+      if (levels_ > 1 && leaf.count < (leaf_capacity + 1) / 2) fail("leaf less than half full");
+      for (std::size_t j = 0; j < leaf.count; ++j) {
+        const code_type code = leaf.codes[j];
+        if (code >= size_ || seen[code]) fail("code out of range or listed twice");
+        seen[code] = true;
+        const Key& value = dictionary_[code];
+        if (previous && !(*previous < value)) fail("leaf values not strictly increasing");
+        if (!leaf_bounds[index - first_leaf_].holds(value)) fail("leaf value outside its parent's range");
+        previous = value;
+      }
+    }
+    if (std::find(seen.begin(), seen.end(), false) != seen.end()) fail("a code is missing from the leaves");
+  }
+
+ private:
+  using raw_node = typename levels_type::raw_node;
+
+  [[nodiscard]] const inner_node* inner_at(node_index index) const noexcept {
+    return std::launder(reinterpret_cast<const inner_node*>(nodes_ + index));
+  }
+  [[nodiscard]] const leaf_node* leaf_at(node_index index) const noexcept {
+    return std::launder(reinterpret_cast<const leaf_node*>(nodes_ + index));
+  }
+
+  template <class Load>
+  std::optional<code_type> descend(const Key& value, Load load) const {
+    if (levels_ == 0) return std::nullopt;
+    const leaf_node* leaf = leaf_at(0);
+    if (levels_ > 1) {
+      node_index current = levels_type::child_for(*inner_at(0), value);
+      for (std::size_t level = 2; level < levels_; ++level) current = levels_type::child_for(load(inner_at(current)), value);
+      leaf = &load(leaf_at(current));
+    }
+    const code_type* base = leaf->codes;
+    std::size_t length = leaf->count;
+    while (length > 1) {
+      const std::size_t half = length / 2;
+      base = !(value < load(dictionary_ + base[half])) ? base + half : base;
+      length -= half;
+    }
+    if (load(dictionary_ + *base) == value) return *base;
+    return std::nullopt;
+  }
+
+  void build(std::span<const Key> dictionary) {
+    const std::size_t n = dictionary.size();
+    if (n == 0) return;
+    // Sorting (value, code) pairs keeps the sort's accesses sequential (sorting codes by
+    // dictionary[code] would miss the cache on nearly every comparison of a large dictionary).
+    std::vector<std::pair<Key, code_type>> by_value(n);
+    for (std::size_t code = 0; code < n; ++code) by_value[code] = {dictionary[code], static_cast<code_type>(code)};
+    std::sort(by_value.begin(), by_value.end(),
+              [](const auto& left, const auto& right) { return left.first < right.first; });
+    for (std::size_t i = 1; i < n; ++i) {
+      if (!(by_value[i - 1].first < by_value[i].first)) {
+        throw std::invalid_argument("csb_plus_tree_over_codes: value of code " + std::to_string(by_value[i].second) +
+                                    " repeats");
+      }
+    }
+    const std::size_t leaves = (n + leaf_capacity - 1) / leaf_capacity;
+    const auto layout = levels_type::plan(leaves, "csb_plus_tree_over_codes");
+    const std::size_t dictionary_bytes = (n * sizeof(Key) + cache_line_bytes - 1) / cache_line_bytes * cache_line_bytes;
+    arena_.reserve(dictionary_bytes + layout.total * NodeBytes + cache_line_bytes);
+    auto* stored = reinterpret_cast<Key*>(arena_.allocate(dictionary_bytes, cache_line_bytes));
+    std::uninitialized_copy(dictionary.begin(), dictionary.end(), stored);
+    dictionary_ = stored;
+    nodes_ = reinterpret_cast<raw_node*>(arena_.allocate(layout.total * NodeBytes, cache_line_bytes));
+    levels_ = layout.level_sizes.size();
+    node_count_ = static_cast<node_index>(layout.total);
+    first_leaf_ = static_cast<node_index>(layout.level_offsets.back());
+    size_ = n;
+    std::vector<Key> smallest(leaves);
+    for (std::size_t leaf = 0; leaf < leaves; ++leaf) {
+      const std::size_t begin = levels_type::even_split(n, leaves, leaf);
+      const std::size_t end = levels_type::even_split(n, leaves, leaf + 1);
+      auto* node = std::construct_at(reinterpret_cast<leaf_node*>(nodes_ + first_leaf_ + leaf));
+      node->count = static_cast<node_index>(end - begin);
+      for (std::size_t i = begin; i < end; ++i) node->codes[i - begin] = by_value[i].second;
+      smallest[leaf] = by_value[begin].first;
+    }
+    levels_type::build_inner_levels(nodes_, layout, std::move(smallest));
+  }
+
+  detail::ordered_node_arena arena_;
+  const Key* dictionary_ = nullptr;  // in code order, in the arena
+  raw_node* nodes_ = nullptr;        // root first, level by level
   std::size_t levels_ = 0;
   node_index first_leaf_ = 0;
   node_index node_count_ = 0;
