@@ -159,7 +159,9 @@ TYPED_TEST(BplusTree, RandomInterleavingsOfUpdatesLookupsAndScans) {
       expect_lookups_agree(tree, oracle, lookup_mix(oracle, 80, key_range, random), where);
       expect_scans_agree(tree, oracle, random_requests<TypeParam>(oracle, 10, key_range, random), where);
     }
-    if (!page_sized || from_bulk_load) EXPECT_GE(tallest, 3u) << "the workload should reach three levels";
+    if (!page_sized || from_bulk_load) {
+      EXPECT_GE(tallest, 3u) << "the workload should reach three levels";
+    }
   }
 }
 
@@ -176,7 +178,9 @@ TYPED_TEST(BplusTree, ErasingEverythingLeavesAnEmptyTreeThatGrowsAgain) {
   std::shuffle(order.begin(), order.end(), random);
   for (std::size_t i = 0; i < order.size(); ++i) {
     ASSERT_TRUE(tree.erase(order[i]));
-    if (i % 97 == 0) ASSERT_NO_THROW(tree.check_invariants()) << "after " << i + 1 << " erases";
+    if (i % 97 == 0) {
+      ASSERT_NO_THROW(tree.check_invariants()) << "after " << i + 1 << " erases";
+    }
   }
   EXPECT_EQ(tree.size(), 0u);
   EXPECT_EQ(tree.height(), 0u);

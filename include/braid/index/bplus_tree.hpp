@@ -234,7 +234,8 @@ class bplus_tree {
         const inner_node& node = co_await fetch_lines<M>(inner);
         current = node.children[child_slot(node.keys, node.count, key)];
       } else {
-        const std::uint32_t count = (co_await fetch<M>(inner)).count;
+        const inner_node& header = co_await fetch<M>(inner);
+        const std::uint32_t count = header.count;
         // Branch-free binary search, suspending on every probe while the range spans lines.
         const Key* base = inner->keys;
         std::size_t length = count;
@@ -254,7 +255,8 @@ class bplus_tree {
       const leaf_node& node = co_await fetch_lines<M>(leaf);
       co_return value_at(node, entry_position(node.keys, node.count, key), key);
     } else {
-      const std::uint32_t count = (co_await fetch<M>(leaf)).count;
+      const leaf_node& header = co_await fetch<M>(leaf);
+      const std::uint32_t count = header.count;
       const Key* base = leaf->keys;
       std::size_t length = count;
       while (length > keys_per_line) {
@@ -322,7 +324,8 @@ class bplus_tree {
       const leaf_node& node = co_await fetch_lines<M>(leaf);
       position = entry_position(node.keys, node.count, start);
     } else {
-      const std::uint32_t count = (co_await fetch<M>(leaf)).count;
+      const leaf_node& header = co_await fetch<M>(leaf);
+      const std::uint32_t count = header.count;
       position = co_await search_keys<M, false>(leaf->keys, count, start);
     }
     std::size_t visited = 0;
@@ -669,7 +672,8 @@ class bplus_tree {
       const inner_node& node = co_await fetch_lines<M>(inner);
       co_return node.children[child_slot(node.keys, node.count, key)];
     } else {
-      const std::uint32_t count = (co_await fetch<M>(inner)).count;
+      const inner_node& header = co_await fetch<M>(inner);
+      const std::uint32_t count = header.count;
       const std::size_t slot = co_await search_keys<M, true>(inner->keys, count, key);
       co_return co_await fetch<M>(&inner->children[slot]);
     }
@@ -681,7 +685,8 @@ class bplus_tree {
       const leaf_node& node = co_await fetch_lines<M>(leaf);
       co_return value_at(node, entry_position(node.keys, node.count, key), key);
     } else {
-      const std::uint32_t count = (co_await fetch<M>(leaf)).count;
+      const leaf_node& header = co_await fetch<M>(leaf);
+      const std::uint32_t count = header.count;
       const std::size_t position = co_await search_keys<M, false>(leaf->keys, count, key);
       if (position == count || !(leaf->keys[position] == key)) co_return std::nullopt;
       co_return co_await fetch<M>(&leaf->values[position]);

@@ -54,7 +54,7 @@ class ordered_node_arena {
   ordered_node_arena& operator=(const ordered_node_arena&) = delete;
   ~ordered_node_arena() = default;
 
-  // `bytes` at an address aligned to `alignment` (a power of two, at most a cache line).
+  // `bytes` at an address aligned to `alignment` (a power of two, at most a 4 KiB page).
   [[nodiscard]] std::byte* allocate(std::size_t bytes, std::size_t alignment) {
     std::byte* start = align_up(bump_, alignment);
     if (bump_ == nullptr || start + bytes > bump_end_) {
