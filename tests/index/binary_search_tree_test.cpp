@@ -135,7 +135,8 @@ TEST(BinarySearchTree, RandomInterleavingsOfMutationsLookupsAndScans) {
       ASSERT_EQ(t.size(), oracle.size());
       t.check_invariants();
       const auto keys = lookup_mix(oracle, 60, key_range, random);
-      expect_multi_find_agrees(t, oracle, keys, all_techniques, "batch " + std::to_string(batch));
+      expect_multi_find_agrees(t, oracle, keys, all_techniques, "batch " + std::to_string(batch),
+                               rotating_group(static_cast<std::size_t>(batch)));
       for (int scan = 0; scan < 5; ++scan) {
         const std::uint64_t start = random() % (key_range + 10);
         const std::size_t limit = random() % 3 == 0 ? oracle.size() + 5 : random() % 20;
