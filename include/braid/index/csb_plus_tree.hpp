@@ -1,0 +1,602 @@
+// csb_plus_tree<Key, Value, NodeBytes>: a read-only cache-sensitive B+-tree (Rao & Ross,
+// SIGMOD 2000), bulk-loaded from sorted pairs: the tree of the interleaving thesis
+// (Psaropoulos et al., Listing 3.2; the index-join and Delta-dictionary experiments).
+//
+//   braid::csb_plus_tree<std::uint64_t, std::uint64_t> tree(sorted_keys, values);
+//   tree.find(42);
+//   tree.multi_find(lookups, results, braid::technique::coro, 8);
+//
+// Layout. Every node is NodeBytes (a multiple of the 64-byte cache line) and aligned to a line.
+// An inner node holds a key count, up to inner_capacity separator keys and ONE child
+// reference: its children form a node group, contiguous in memory, so child j is
+// `first_child + j` (CSB+'s trick that leaves room for keys instead of pointers; with 64-byte
+// nodes and 64-bit keys, 7 keys and 8 children per node). A leaf holds up to leaf_capacity
+// (key, value) pairs, keys first. Nodes are stored level by level (root first) in one
+// contiguous block from a node arena on huge pages; each level is in key order, so the
+// children of consecutive inner nodes are consecutive and every node group is contiguous.
+//
+// Invariants:
+//  - keys are strictly increasing across the leaves in storage order; all leaves are at the
+//    same depth (levels() - 1 below the root);
+//  - inner separator j is the smallest key under child j + 1; child j holds the keys k with
+//    separator j-1 <= k < separator j;
+//  - the bulk load spreads entries and children evenly, so every node except the root is at
+//    least half full.
+//
+// Complexity: find O(levels * NodeBytes / 64) lines; bulk load O(n). No inserts or erases:
+// a CSB+-tree is rebuilt (CSB+ is meant for read-mostly data; braid's updatable ordered index
+// is bplus_tree).
+//
+// Lookups, all returning exactly what find(key) returns:
+//   find(key)                   plain descent, the root read directly (it is always cached)
+//   lookup<M>(key)              coro<>: one suspension per node below the root; a multi-line
+//                               node is prefetched whole (fetch_lines) before the suspension
+//   find_on_fiber<Hint>         the stackful comparator
+//   find_group_prefetching, find_amac   the hand-written comparators of the thesis
+//   multi_find(keys, out, technique, group)
+//   scan(start, limit, visit)   plain range scan along the (contiguous) leaves
+//
+// Thread-safe for any number of readers (the tree never changes after construction).
+//
+// csb_plus_tree_over_codes, below, is the thesis's Delta variant: the same inner levels over a
+// dictionary, with leaves of codes and one more suspension per comparison in a leaf.
+#pragma once
+
+#include <algorithm>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "braid/core/coro.hpp"
+#include "braid/core/fetch.hpp"
+#include "braid/core/fiber.hpp"
+#include "braid/core/huge_buffer.hpp"
+#include "braid/core/mode.hpp"
+#include "braid/core/prefetch.hpp"
+#include "braid/index/detail/csb_plus_tree_levels.hpp"
+#include "braid/index/detail/ordered_multi_find.hpp"
+#include "braid/index/detail/ordered_node_arena.hpp"
+#include "braid/index/technique.hpp"
+
+namespace braid {
+
+template <std::totally_ordered Key = std::uint64_t, class Value = std::uint64_t, std::size_t NodeBytes = 64>
+  requires std::is_trivially_copyable_v<Key> && std::is_trivially_copyable_v<Value> &&
+           (NodeBytes % cache_line_bytes == 0) && (NodeBytes > 0)
+class csb_plus_tree {
+ public:
+  using key_type = Key;
+  using mapped_type = Value;
+
+ private:
+  using levels_type = detail::csb_plus_tree_levels<Key, NodeBytes>;
+
+ public:
+  using node_index = typename levels_type::node_index;
+  using inner_node = typename levels_type::inner_node;
+
+  static constexpr std::size_t node_bytes = NodeBytes;
+  static constexpr std::size_t inner_capacity = levels_type::inner_capacity;  // separator keys
+  static constexpr std::size_t leaf_capacity = (NodeBytes - levels_type::header_bytes) / (sizeof(Key) + sizeof(Value));
+  static_assert(leaf_capacity >= 2, "NodeBytes too small for these key and value types");
+
+  struct alignas(cache_line_bytes) leaf_node {
+    node_index count;
+    node_index unused;
+    Key keys[leaf_capacity];
+    Value values[leaf_capacity];
+  };
+  static_assert(sizeof(leaf_node) == NodeBytes);
+
+  explicit csb_plus_tree(page_size pages = page_size::huge_2m) : arena_(pages) {}
+
+  // Bulk load. Throws std::invalid_argument unless keys are strictly increasing and as many as
+  // values, or if the tree would need more than 2^32 nodes.
+  csb_plus_tree(std::span<const Key> sorted_keys, std::span<const Value> values, page_size pages = page_size::huge_2m)
+      : arena_(pages) {
+    if (sorted_keys.size() != values.size()) {
+      throw std::invalid_argument("csb_plus_tree: " + std::to_string(sorted_keys.size()) + " keys but " +
+                                  std::to_string(values.size()) + " values");
+    }
+    for (std::size_t i = 1; i < sorted_keys.size(); ++i) {
+      if (!(sorted_keys[i - 1] < sorted_keys[i])) {
+        throw std::invalid_argument("csb_plus_tree: keys must be strictly increasing (position " + std::to_string(i) +
+                                    ")");
+      }
+    }
+    bulk_load(sorted_keys, values);
+  }
+
+  // A moved-from tree is empty.
+  csb_plus_tree(csb_plus_tree&& other) noexcept
+      : arena_(std::move(other.arena_)),
+        nodes_(std::exchange(other.nodes_, nullptr)),
+        levels_(std::exchange(other.levels_, 0)),
+        first_leaf_(std::exchange(other.first_leaf_, 0)),
+        node_count_(std::exchange(other.node_count_, 0)),
+        size_(std::exchange(other.size_, 0)) {}
+  csb_plus_tree& operator=(csb_plus_tree&& other) noexcept {
+    if (this != &other) {
+      arena_ = std::move(other.arena_);
+      nodes_ = std::exchange(other.nodes_, nullptr);
+      levels_ = std::exchange(other.levels_, 0);
+      first_leaf_ = std::exchange(other.first_leaf_, 0);
+      node_count_ = std::exchange(other.node_count_, 0);
+      size_ = std::exchange(other.size_, 0);
+    }
+    return *this;
+  }
+
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+  // Levels from the root to the leaves (1: the root is a leaf; 0: empty tree).
+  [[nodiscard]] std::size_t levels() const noexcept { return levels_; }
+  [[nodiscard]] std::size_t node_count() const noexcept { return node_count_; }
+  [[nodiscard]] std::size_t memory_bytes() const noexcept { return arena_.reserved_bytes(); }
+  [[nodiscard]] std::string describe_pages() const { return arena_.describe_pages(); }
+
+  // ---- lookups ------------------------------------------------------------------------------
+
+  [[nodiscard]] std::optional<Value> find(const Key& key) const { return descend(key, detail::ordered_plain_load{}); }
+  [[nodiscard]] bool contains(const Key& key) const { return find(key).has_value(); }
+
+  template <execution_mode M>
+  coro<std::optional<Value>> lookup(Key key) const {
+    if (levels_ == 0) co_return std::nullopt;
+    node_index current = 0;  // the root: always cached, read directly
+    if (levels_ > 1) {
+      current = child_for(*inner_at(0), key);
+      for (std::size_t level = 2; level < levels_; ++level) {
+        const inner_node& inner = co_await fetch_lines<M>(inner_at(current));
+        current = child_for(inner, key);
+      }
+      const leaf_node& leaf = co_await fetch_lines<M>(leaf_at(current));
+      co_return search_leaf(leaf, key);
+    }
+    co_return search_leaf(*leaf_at(current), key);
+  }
+
+  template <prefetch_hint Hint = prefetch_hint::t0>
+  [[nodiscard]] std::optional<Value> find_on_fiber(fiber_context& context, const Key& key) const {
+    return descend(key, whole_node_fiber_load<Hint>{context});
+  }
+
+  // Group prefetching: every lookup descends the same number of levels, so a group moves in
+  // lock step, one level per stage, with no idle slots (the thesis's GP).
+  template <prefetch_hint Hint = prefetch_hint::t0>
+  void find_group_prefetching(std::span<const Key> keys, std::span<std::optional<Value>> out, std::size_t group) const {
+    detail::check_multi_find_arguments(keys, out, group, "csb_plus_tree");
+    if (levels_ == 0) {
+      std::fill_n(out.begin(), keys.size(), std::nullopt);
+      return;
+    }
+    std::vector<node_index> cursor(std::min(group, keys.size()));
+    for (std::size_t base = 0; base < keys.size(); base += group) {
+      const std::size_t width = std::min(group, keys.size() - base);
+      // Stage 1: the root (cached) names every lookup's child, which is prefetched.
+      // Stages 2 ..: each lookup reads its prefetched node and prefetches the next.
+      std::fill_n(cursor.begin(), width, node_index{0});
+      for (std::size_t level = 1; level < levels_; ++level) {
+        for (std::size_t i = 0; i < width; ++i) {
+          cursor[i] = child_for(*inner_at(cursor[i]), keys[base + i]);
+          prefetch_lines<NodeBytes, Hint>(node_at(cursor[i]));
+        }
+      }
+      for (std::size_t i = 0; i < width; ++i) out[base + i] = search_leaf(*leaf_at(cursor[i]), keys[base + i]);
+    }
+  }
+
+  // AMAC: a ring of `group` state machines (node, depth, input), visited round-robin; a finished
+  // lookup's slot takes the next key at once and reads the cached root right away.
+  template <prefetch_hint Hint = prefetch_hint::t0>
+  void find_amac(std::span<const Key> keys, std::span<std::optional<Value>> out, std::size_t group) const {
+    detail::check_multi_find_arguments(keys, out, group, "csb_plus_tree");
+    if (levels_ == 0) {
+      std::fill_n(out.begin(), keys.size(), std::nullopt);
+      return;
+    }
+    struct slot {
+      node_index node;     // prefetched (or the root), not yet examined
+      std::uint32_t depth; // of `node`, the root at 0
+      std::size_t input;   // or `idle`
+    };
+    constexpr std::size_t idle = static_cast<std::size_t>(-1);
+    std::vector<slot> ring(std::min(group, keys.size()));
+    std::size_t next_input = 0;
+    for (slot& s : ring) s = {0, 0, next_input++};
+    std::size_t active = ring.size();
+    const auto leaf_depth = static_cast<std::uint32_t>(levels_ - 1);
+    while (active > 0) {
+      for (slot& s : ring) {
+        // Examine this slot's node; the root is cached, so a fresh lookup runs on past it.
+        while (s.input != idle) {
+          const Key& key = keys[s.input];
+          if (s.depth < leaf_depth) {
+            s.node = child_for(*inner_at(s.node), key);
+            ++s.depth;
+            prefetch_lines<NodeBytes, Hint>(node_at(s.node));
+            break;
+          }
+          out[s.input] = search_leaf(*leaf_at(s.node), key);
+          if (next_input < keys.size()) {
+            s = {0, 0, next_input++};
+            if (leaf_depth == 0) continue;  // the root is the leaf: answer it now
+            s.node = child_for(*inner_at(0), keys[s.input]);
+            s.depth = 1;
+            prefetch_lines<NodeBytes, Hint>(node_at(s.node));
+          } else {
+            s.input = idle;
+            --active;
+          }
+          break;
+        }
+      }
+    }
+  }
+
+  template <prefetch_hint Hint = prefetch_hint::t0>
+  void multi_find(std::span<const Key> keys, std::span<std::optional<Value>> out, technique how,
+                  std::size_t group) const {
+    detail::ordered_multi_find<Hint>(*this, keys, out, how, group, "csb_plus_tree");
+  }
+
+  // ---- scans --------------------------------------------------------------------------------
+
+  // Calls visit(key, value) for up to `limit` entries with key >= start, in key order; returns
+  // how many it visited.
+  template <class Visitor>
+  std::size_t scan(const Key& start, std::size_t limit, Visitor&& visit) const {
+    if (levels_ == 0 || limit == 0) return 0;
+    node_index current = 0;
+    for (std::size_t level = 1; level < levels_; ++level) current = child_for(*inner_at(current), start);
+    std::size_t position = lower_bound_in_leaf(*leaf_at(current), start);
+    std::size_t visited = 0;
+    for (; current < node_count_; ++current, position = 0) {  // leaves are contiguous, in key order
+      const leaf_node& leaf = *leaf_at(current);
+      for (; position < leaf.count; ++position) {
+        visit(leaf.keys[position], leaf.values[position]);
+        if (++visited == limit) return visited;
+      }
+    }
+    return visited;
+  }
+
+  // Throws std::logic_error naming the first broken invariant.
+  void check_invariants() const {
+    auto fail = [](const std::string& what) { throw std::logic_error("csb_plus_tree: " + what); };
+    if (levels_ == 0) {
+      if (size_ != 0 || node_count_ != 0) fail("empty tree with nodes");
+      return;
+    }
+    const auto leaf_bounds = levels_type::check_inner_levels(nodes_, levels_, first_leaf_, node_count_, fail);
+    std::size_t counted = 0;
+    std::optional<Key> previous;
+    for (node_index index = first_leaf_; index < node_count_; ++index) {
+      const leaf_node& leaf = *leaf_at(index);
+      if (leaf.count == 0 || leaf.count > leaf_capacity) fail("leaf count out of range");
+      if (levels_ > 1 && leaf.count < (leaf_capacity + 1) / 2) fail("leaf less than half full");
+      for (std::size_t j = 0; j < leaf.count; ++j) {
+        if (previous && !(*previous < leaf.keys[j])) fail("leaf keys not strictly increasing");
+        if (!leaf_bounds[index - first_leaf_].holds(leaf.keys[j])) fail("leaf key outside its parent's range");
+        previous = leaf.keys[j];
+        ++counted;
+      }
+    }
+    if (counted != size_) fail("leaves hold " + std::to_string(counted) + " entries, size() is " + std::to_string(size_));
+  }
+
+ private:
+  using raw_node = typename levels_type::raw_node;
+
+  template <prefetch_hint Hint>
+  struct whole_node_fiber_load {
+    fiber_context& context;
+    template <class Node>
+    Node& operator()(Node* node) const {
+      return fiber_fetch_lines<Hint>(context, node);
+    }
+  };
+
+  [[nodiscard]] const raw_node* node_at(node_index index) const noexcept { return nodes_ + index; }
+  [[nodiscard]] const inner_node* inner_at(node_index index) const noexcept {
+    return std::launder(reinterpret_cast<const inner_node*>(nodes_ + index));
+  }
+  [[nodiscard]] const leaf_node* leaf_at(node_index index) const noexcept {
+    return std::launder(reinterpret_cast<const leaf_node*>(nodes_ + index));
+  }
+
+  static node_index child_for(const inner_node& inner, const Key& key) noexcept { return levels_type::child_for(inner, key); }
+
+  static std::size_t lower_bound_in_leaf(const leaf_node& leaf, const Key& key) noexcept {
+    std::size_t position = 0;
+    for (std::size_t j = 0; j < leaf_capacity; ++j) position += static_cast<std::size_t>((j < leaf.count) & (leaf.keys[j] < key));
+    return position;
+  }
+
+  static std::optional<Value> search_leaf(const leaf_node& leaf, const Key& key) noexcept {
+    const std::size_t position = lower_bound_in_leaf(leaf, key);
+    if (position < leaf.count && leaf.keys[position] == key) return leaf.values[position];
+    return std::nullopt;
+  }
+
+  template <class Load>
+  std::optional<Value> descend(const Key& key, Load load) const {
+    if (levels_ == 0) return std::nullopt;
+    if (levels_ == 1) return search_leaf(*leaf_at(0), key);
+    node_index current = child_for(*inner_at(0), key);
+    for (std::size_t level = 2; level < levels_; ++level) current = child_for(load(inner_at(current)), key);
+    return search_leaf(load(leaf_at(current)), key);
+  }
+
+  void bulk_load(std::span<const Key> keys, std::span<const Value> values) {
+    const std::size_t n = keys.size();
+    if (n == 0) return;
+    const std::size_t leaves = (n + leaf_capacity - 1) / leaf_capacity;
+    const auto layout = levels_type::plan(leaves, "csb_plus_tree");
+    arena_.reserve(layout.total * NodeBytes);
+    nodes_ = reinterpret_cast<raw_node*>(arena_.allocate(layout.total * NodeBytes, cache_line_bytes));
+    levels_ = layout.level_sizes.size();
+    node_count_ = static_cast<node_index>(layout.total);
+    first_leaf_ = static_cast<node_index>(layout.level_offsets.back());
+    size_ = n;
+    // Leaves, spreading the entries evenly; the level above needs each one's smallest key.
+    std::vector<Key> smallest(leaves);
+    for (std::size_t leaf = 0; leaf < leaves; ++leaf) {
+      const std::size_t begin = levels_type::even_split(n, leaves, leaf);
+      const std::size_t end = levels_type::even_split(n, leaves, leaf + 1);
+      auto* node = std::construct_at(reinterpret_cast<leaf_node*>(nodes_ + first_leaf_ + leaf));
+      node->count = static_cast<node_index>(end - begin);
+      std::copy(keys.begin() + static_cast<std::ptrdiff_t>(begin), keys.begin() + static_cast<std::ptrdiff_t>(end), node->keys);
+      std::copy(values.begin() + static_cast<std::ptrdiff_t>(begin), values.begin() + static_cast<std::ptrdiff_t>(end),
+                node->values);
+      smallest[leaf] = keys[begin];
+    }
+    levels_type::build_inner_levels(nodes_, layout, std::move(smallest));
+  }
+
+  detail::ordered_node_arena arena_;
+  raw_node* nodes_ = nullptr;  // every node, root first, level by level
+  std::size_t levels_ = 0;
+  node_index first_leaf_ = 0;
+  node_index node_count_ = 0;
+  std::size_t size_ = 0;
+};
+
+// csb_plus_tree_over_codes<Key, NodeBytes>: the Delta variant of the interleaving thesis (SAP
+// HANA's delta dictionary, §4.3.1): the values live in an unsorted dictionary array, each
+// value's code is its position there, and a CSB+-tree over the codes gives the sorted view.
+// Inner nodes hold separator values like csb_plus_tree's; leaves hold only codes (4 bytes
+// each: 14 per 64-byte leaf), so every comparison in a leaf reads dictionary[code], a likely
+// miss and therefore one more suspension point per probe of the leaf's binary search.
+//
+//   braid::csb_plus_tree_over_codes<std::uint64_t> index(dictionary);   // any order, distinct
+//   std::optional<std::uint32_t> code = index.find(value);               // "locate"
+//   index.multi_find(values, codes, braid::technique::coro, 16);
+//
+// Invariants: the leaves list every code exactly once, in increasing order of value; inner
+// levels as in csb_plus_tree (node groups contiguous, separators = smallest value under the
+// next child, nodes at least half full).
+//
+// Complexity: find O(levels) node lines plus about log2(leaf_capacity) + 1 dictionary lines;
+// construction O(n log n) (a sort of the codes by value).
+//
+// Lookups (all returning exactly what find returns): find, lookup<M> (coro<>), find_on_fiber,
+// multi_find with naive, coro or fiber (the thesis interleaves this one with coroutines only).
+template <std::totally_ordered Key = std::uint64_t, std::size_t NodeBytes = 64>
+  requires std::is_trivially_copyable_v<Key> && (NodeBytes % cache_line_bytes == 0) && (NodeBytes > 0)
+class csb_plus_tree_over_codes {
+  using levels_type = detail::csb_plus_tree_levels<Key, NodeBytes>;
+
+ public:
+  using key_type = Key;
+  using code_type = std::uint32_t;
+  using node_index = typename levels_type::node_index;
+  using inner_node = typename levels_type::inner_node;
+
+  static constexpr std::size_t node_bytes = NodeBytes;
+  static constexpr std::size_t inner_capacity = levels_type::inner_capacity;
+  static constexpr std::size_t leaf_capacity = (NodeBytes - levels_type::header_bytes) / sizeof(code_type);
+
+  struct alignas(cache_line_bytes) leaf_node {
+    node_index count;
+    node_index unused;
+    code_type codes[leaf_capacity];  // increasing in dictionary[code]
+  };
+  static_assert(sizeof(leaf_node) == NodeBytes);
+
+  explicit csb_plus_tree_over_codes(page_size pages = page_size::huge_2m) : arena_(pages) {}
+
+  // Copies the dictionary (code i = dictionary[i]) and builds the tree over its codes. Throws
+  // std::invalid_argument if a value repeats or there are 2^32 values or more.
+  explicit csb_plus_tree_over_codes(std::span<const Key> dictionary, page_size pages = page_size::huge_2m)
+      : arena_(pages) {
+    if (dictionary.size() >= std::numeric_limits<code_type>::max()) {
+      throw std::invalid_argument("csb_plus_tree_over_codes: too many values for 32-bit codes");
+    }
+    build(dictionary);
+  }
+
+  csb_plus_tree_over_codes(csb_plus_tree_over_codes&& other) noexcept
+      : arena_(std::move(other.arena_)),
+        dictionary_(std::exchange(other.dictionary_, nullptr)),
+        nodes_(std::exchange(other.nodes_, nullptr)),
+        levels_(std::exchange(other.levels_, 0)),
+        first_leaf_(std::exchange(other.first_leaf_, 0)),
+        node_count_(std::exchange(other.node_count_, 0)),
+        size_(std::exchange(other.size_, 0)) {}
+  csb_plus_tree_over_codes& operator=(csb_plus_tree_over_codes&& other) noexcept {
+    if (this != &other) {
+      arena_ = std::move(other.arena_);
+      dictionary_ = std::exchange(other.dictionary_, nullptr);
+      nodes_ = std::exchange(other.nodes_, nullptr);
+      levels_ = std::exchange(other.levels_, 0);
+      first_leaf_ = std::exchange(other.first_leaf_, 0);
+      node_count_ = std::exchange(other.node_count_, 0);
+      size_ = std::exchange(other.size_, 0);
+    }
+    return *this;
+  }
+
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] std::size_t levels() const noexcept { return levels_; }
+  [[nodiscard]] std::size_t memory_bytes() const noexcept { return arena_.reserved_bytes(); }
+  [[nodiscard]] std::string describe_pages() const { return arena_.describe_pages(); }
+  [[nodiscard]] std::span<const Key> dictionary() const noexcept { return {dictionary_, size_}; }
+
+  // The code of value, or std::nullopt ("locate" in the thesis).
+  [[nodiscard]] std::optional<code_type> find(const Key& value) const { return descend(value, detail::ordered_plain_load{}); }
+
+  template <execution_mode M>
+  coro<std::optional<code_type>> lookup(Key value) const {
+    if (levels_ == 0) co_return std::nullopt;
+    const leaf_node* leaf = leaf_at(0);
+    if (levels_ > 1) {
+      node_index current = levels_type::child_for(*inner_at(0), value);  // the root is cached
+      for (std::size_t level = 2; level < levels_; ++level) {
+        const inner_node& inner = co_await fetch_lines<M>(inner_at(current));
+        current = levels_type::child_for(inner, value);
+      }
+      leaf = &co_await fetch_lines<M>(leaf_at(current));
+    }
+    // Binary search over the codes: each probe reads the dictionary (a suspension).
+    const code_type* base = leaf->codes;
+    std::size_t length = leaf->count;
+    while (length > 1) {
+      const std::size_t half = length / 2;
+      const Key& probe = co_await fetch<M>(dictionary_ + base[half]);
+      base = !(value < probe) ? base + half : base;
+      length -= half;
+    }
+    const Key& candidate = co_await fetch<M>(dictionary_ + *base);
+    if (candidate == value) co_return *base;
+    co_return std::nullopt;
+  }
+
+  template <prefetch_hint Hint = prefetch_hint::t0>
+  [[nodiscard]] std::optional<code_type> find_on_fiber(fiber_context& context, const Key& value) const {
+    return descend(value, detail::ordered_fiber_load<Hint>{context});
+  }
+
+  // naive, coro or fiber, `group` lookups in flight; codes in input order, absent values as
+  // std::nullopt. Throws std::invalid_argument for gp and amac, a short `out` or group 0.
+  template <prefetch_hint Hint = prefetch_hint::t0>
+  void multi_find(std::span<const Key> values, std::span<std::optional<code_type>> out, technique how,
+                  std::size_t group) const {
+    detail::ordered_multi_find<Hint>(*this, values, out, how, group, "csb_plus_tree_over_codes");
+  }
+
+  // Throws std::logic_error naming the first broken invariant.
+  void check_invariants() const {
+    auto fail = [](const std::string& what) { throw std::logic_error("csb_plus_tree_over_codes: " + what); };
+    if (levels_ == 0) {
+      if (size_ != 0) fail("empty tree with values");
+      return;
+    }
+    const auto leaf_bounds = levels_type::check_inner_levels(nodes_, levels_, first_leaf_, node_count_, fail);
+    std::vector<bool> seen(size_, false);
+    std::optional<Key> previous;
+    for (node_index index = first_leaf_; index < node_count_; ++index) {
+      const leaf_node& leaf = *leaf_at(index);
+      if (leaf.count == 0 || leaf.count > leaf_capacity) fail("leaf count out of range");
+      if (levels_ > 1 && leaf.count < (leaf_capacity + 1) / 2) fail("leaf less than half full");
+      for (std::size_t j = 0; j < leaf.count; ++j) {
+        const code_type code = leaf.codes[j];
+        if (code >= size_ || seen[code]) fail("code out of range or listed twice");
+        seen[code] = true;
+        const Key& value = dictionary_[code];
+        if (previous && !(*previous < value)) fail("leaf values not strictly increasing");
+        if (!leaf_bounds[index - first_leaf_].holds(value)) fail("leaf value outside its parent's range");
+        previous = value;
+      }
+    }
+    if (std::find(seen.begin(), seen.end(), false) != seen.end()) fail("a code is missing from the leaves");
+  }
+
+ private:
+  using raw_node = typename levels_type::raw_node;
+
+  [[nodiscard]] const inner_node* inner_at(node_index index) const noexcept {
+    return std::launder(reinterpret_cast<const inner_node*>(nodes_ + index));
+  }
+  [[nodiscard]] const leaf_node* leaf_at(node_index index) const noexcept {
+    return std::launder(reinterpret_cast<const leaf_node*>(nodes_ + index));
+  }
+
+  template <class Load>
+  std::optional<code_type> descend(const Key& value, Load load) const {
+    if (levels_ == 0) return std::nullopt;
+    const leaf_node* leaf = leaf_at(0);
+    if (levels_ > 1) {
+      node_index current = levels_type::child_for(*inner_at(0), value);
+      for (std::size_t level = 2; level < levels_; ++level) current = levels_type::child_for(load(inner_at(current)), value);
+      leaf = &load(leaf_at(current));
+    }
+    const code_type* base = leaf->codes;
+    std::size_t length = leaf->count;
+    while (length > 1) {
+      const std::size_t half = length / 2;
+      base = !(value < load(dictionary_ + base[half])) ? base + half : base;
+      length -= half;
+    }
+    if (load(dictionary_ + *base) == value) return *base;
+    return std::nullopt;
+  }
+
+  void build(std::span<const Key> dictionary) {
+    const std::size_t n = dictionary.size();
+    if (n == 0) return;
+    // Sorting (value, code) pairs keeps the sort's accesses sequential (sorting codes by
+    // dictionary[code] would miss the cache on nearly every comparison of a large dictionary).
+    std::vector<std::pair<Key, code_type>> by_value(n);
+    for (std::size_t code = 0; code < n; ++code) by_value[code] = {dictionary[code], static_cast<code_type>(code)};
+    std::sort(by_value.begin(), by_value.end(),
+              [](const auto& left, const auto& right) { return left.first < right.first; });
+    for (std::size_t i = 1; i < n; ++i) {
+      if (!(by_value[i - 1].first < by_value[i].first)) {
+        throw std::invalid_argument("csb_plus_tree_over_codes: value of code " + std::to_string(by_value[i].second) +
+                                    " repeats");
+      }
+    }
+    const std::size_t leaves = (n + leaf_capacity - 1) / leaf_capacity;
+    const auto layout = levels_type::plan(leaves, "csb_plus_tree_over_codes");
+    const std::size_t dictionary_bytes = (n * sizeof(Key) + cache_line_bytes - 1) / cache_line_bytes * cache_line_bytes;
+    arena_.reserve(dictionary_bytes + layout.total * NodeBytes + cache_line_bytes);
+    auto* stored = reinterpret_cast<Key*>(arena_.allocate(dictionary_bytes, cache_line_bytes));
+    std::uninitialized_copy(dictionary.begin(), dictionary.end(), stored);
+    dictionary_ = stored;
+    nodes_ = reinterpret_cast<raw_node*>(arena_.allocate(layout.total * NodeBytes, cache_line_bytes));
+    levels_ = layout.level_sizes.size();
+    node_count_ = static_cast<node_index>(layout.total);
+    first_leaf_ = static_cast<node_index>(layout.level_offsets.back());
+    size_ = n;
+    std::vector<Key> smallest(leaves);
+    for (std::size_t leaf = 0; leaf < leaves; ++leaf) {
+      const std::size_t begin = levels_type::even_split(n, leaves, leaf);
+      const std::size_t end = levels_type::even_split(n, leaves, leaf + 1);
+      auto* node = std::construct_at(reinterpret_cast<leaf_node*>(nodes_ + first_leaf_ + leaf));
+      node->count = static_cast<node_index>(end - begin);
+      for (std::size_t i = begin; i < end; ++i) node->codes[i - begin] = by_value[i].second;
+      smallest[leaf] = by_value[begin].first;
+    }
+    levels_type::build_inner_levels(nodes_, layout, std::move(smallest));
+  }
+
+  detail::ordered_node_arena arena_;
+  const Key* dictionary_ = nullptr;  // in code order, in the arena
+  raw_node* nodes_ = nullptr;        // root first, level by level
+  std::size_t levels_ = 0;
+  node_index first_leaf_ = 0;
+  node_index node_count_ = 0;
+  std::size_t size_ = 0;
+};
+
+}  // namespace braid

@@ -1,0 +1,145 @@
+// The inner levels of a bulk-loaded CSB+-tree, shared by csb_plus_tree (leaves of key/value
+// pairs) and csb_plus_tree_over_codes (leaves of dictionary codes).
+//
+// Nodes are NodeBytes, line-aligned, stored level by level (root first) in one array and
+// addressed by 32-bit index. An inner node holds a key count, up to inner_capacity separator
+// keys and the index of its first child; its children are the key_count + 1 consecutive
+// nodes from there (a node group). Separator j is the smallest key under child j + 1.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "braid/core/prefetch.hpp"
+
+namespace braid::detail {
+
+template <class Key, std::size_t NodeBytes>
+struct csb_plus_tree_levels {
+  using node_index = std::uint32_t;
+  static constexpr std::size_t header_bytes = 2 * sizeof(node_index);
+  static constexpr std::size_t inner_capacity = (NodeBytes - header_bytes) / sizeof(Key);
+  static_assert(inner_capacity >= 2, "NodeBytes too small for this key type");
+
+  struct alignas(cache_line_bytes) inner_node {
+    node_index first_child;  // children are first_child .. first_child + key_count (a node group)
+    node_index key_count;
+    Key keys[inner_capacity];
+  };
+  static_assert(sizeof(inner_node) == NodeBytes);
+
+  struct alignas(cache_line_bytes) raw_node {
+    std::byte bytes[NodeBytes];
+  };
+
+  // Where each level starts (root first) for a tree over `leaves` leaves with full inner nodes.
+  struct shape {
+    std::vector<std::size_t> level_sizes;    // nodes per level, root first
+    std::vector<std::size_t> level_offsets;  // index of each level's first node
+    std::size_t total = 0;
+  };
+
+  // The child whose range holds key: the number of separators <= key, counted without branches
+  // over the whole node (the compiler unrolls and vectorizes the fixed-width loop).
+  static node_index child_for(const inner_node& inner, const Key& key) noexcept {
+    node_index slot = 0;
+    for (std::size_t j = 0; j < inner_capacity; ++j) {
+      slot += static_cast<node_index>((j < inner.key_count) & !(key < inner.keys[j]));
+    }
+    return inner.first_child + slot;
+  }
+
+  // Splits `items` into `parts` runs as even as possible; returns where run `part` starts.
+  static std::size_t even_split(std::size_t items, std::size_t parts, std::size_t part) noexcept {
+    return items / parts * part + std::min(part, items % parts);
+  }
+
+  static shape plan(std::size_t leaves, const char* structure) {
+    shape result;
+    result.level_sizes = {leaves};
+    while (result.level_sizes.back() > 1) {
+      result.level_sizes.push_back((result.level_sizes.back() + inner_capacity) / (inner_capacity + 1));
+    }
+    std::reverse(result.level_sizes.begin(), result.level_sizes.end());
+    for (std::size_t count : result.level_sizes) {
+      result.level_offsets.push_back(result.total);
+      result.total += count;
+    }
+    if (result.total > std::numeric_limits<node_index>::max()) {
+      throw std::invalid_argument(std::string(structure) + ": " + std::to_string(result.total) +
+                                  " nodes exceed the 32-bit node index");
+    }
+    return result;
+  }
+
+  // Writes the inner levels above the leaves, bottom-up; each inner node owns an even share of
+  // the level below. `smallest` holds the smallest key of every leaf, in order.
+  static void build_inner_levels(raw_node* nodes, const shape& layout, std::vector<Key> smallest) {
+    for (std::size_t level = layout.level_sizes.size() - 1; level-- > 0;) {
+      const std::size_t count = layout.level_sizes[level];
+      const std::size_t children = layout.level_sizes[level + 1];
+      std::vector<Key> level_smallest(count);
+      for (std::size_t i = 0; i < count; ++i) {
+        const std::size_t begin = even_split(children, count, i);
+        const std::size_t end = even_split(children, count, i + 1);
+        auto* node = std::construct_at(reinterpret_cast<inner_node*>(nodes + layout.level_offsets[level] + i));
+        node->first_child = static_cast<node_index>(layout.level_offsets[level + 1] + begin);
+        node->key_count = static_cast<node_index>(end - begin - 1);
+        for (std::size_t child = begin + 1; child < end; ++child) node->keys[child - begin - 1] = smallest[child];
+        level_smallest[i] = smallest[begin];
+      }
+      smallest = std::move(level_smallest);
+    }
+  }
+
+  // The key range every leaf must respect: low <= key < high.
+  struct bounds {
+    std::optional<Key> low, high;
+    [[nodiscard]] bool holds(const Key& key) const { return (!low || !(key < *low)) && (!high || key < *high); }
+  };
+
+  // Checks the inner levels (separators increasing and inside their parent's range, node groups
+  // contiguous and in order, every non-root inner node at least half full) and returns the
+  // bounds of each leaf, in order. Calls fail(message) on the first violation.
+  static std::vector<bounds> check_inner_levels(const raw_node* nodes, std::size_t levels, std::size_t first_leaf,
+                                                std::size_t node_count, const std::function<void(const std::string&)>& fail) {
+    std::vector<bounds> current = {bounds{}};
+    std::size_t level_begin = 0;
+    std::size_t level_end = 1;
+    for (std::size_t level = 0; level + 1 < levels; ++level) {
+      std::vector<bounds> next;
+      std::size_t expected_child = level_end;
+      for (std::size_t index = level_begin; index < level_end; ++index) {
+        const auto& inner = *std::launder(reinterpret_cast<const inner_node*>(nodes + index));
+        const bounds& around = current[index - level_begin];
+        if (inner.key_count == 0 || inner.key_count > inner_capacity) fail("inner key count out of range");
+        if (index != 0 && inner.key_count + 1 < (inner_capacity + 2) / 2) fail("inner node less than half full");
+        if (inner.first_child != expected_child) fail("node group not contiguous with its neighbours");
+        for (std::size_t j = 0; j < inner.key_count; ++j) {
+          if (j > 0 && !(inner.keys[j - 1] < inner.keys[j])) fail("separators not increasing");
+          if (!around.holds(inner.keys[j])) fail("separator outside its parent's range");
+        }
+        for (std::size_t j = 0; j <= inner.key_count; ++j) {
+          next.push_back({j == 0 ? around.low : std::optional<Key>(inner.keys[j - 1]),
+                          j == inner.key_count ? around.high : std::optional<Key>(inner.keys[j])});
+        }
+        expected_child += inner.key_count + 1;
+      }
+      level_begin = level_end;
+      level_end = expected_child;
+      current = std::move(next);
+    }
+    if (level_begin != first_leaf || level_end != node_count) fail("leaf level not where expected");
+    return current;
+  }
+};
+
+}  // namespace braid::detail

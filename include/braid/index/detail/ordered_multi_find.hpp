@@ -1,0 +1,96 @@
+// The multi_find dispatch shared by braid's ordered indexes (binary search tree, skip list,
+// CSB+-tree, B+-tree), and the two loads their plain lookups are written against.
+//
+// An index provides
+//   find(key)                                 the plain lookup (naive, the oracle)
+//   lookup<M>(key)                            the coroutine lookup, M an execution mode
+//   find_on_fiber<Hint>(fiber_context&, key)  the plain lookup yielding on a fiber at each miss
+// and, where the papers have them,
+//   find_group_prefetching<Hint>(keys, out, group)   hand-written group prefetching
+//   find_amac<Hint>(keys, out, group)                hand-written AMAC
+// and ordered_multi_find runs the requested technique over a batch of keys, results in input
+// order, absent keys as std::nullopt.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+
+#include "braid/core/fiber.hpp"
+#include "braid/core/mode.hpp"
+#include "braid/core/prefetch.hpp"
+#include "braid/core/scheduler.hpp"
+#include "braid/index/technique.hpp"
+
+namespace braid::detail {
+
+// The load of a plain lookup: the node, where it is.
+struct ordered_plain_load {
+  template <class Node>
+  Node& operator()(Node* node) const noexcept {
+    return *node;
+  }
+};
+
+// The load of a lookup on a fiber: prefetch the node, yield to the scheduler, then read it.
+template <prefetch_hint Hint>
+struct ordered_fiber_load {
+  fiber_context& context;
+  template <class Node>
+  Node& operator()(Node* node) const {
+    return fiber_fetch<Hint>(context, node);
+  }
+};
+
+template <class Key, class Result>
+void check_multi_find_arguments(std::span<const Key> keys, std::span<Result> out, std::size_t group,
+                                const char* structure) {
+  if (out.size() < keys.size()) {
+    throw std::invalid_argument(std::string(structure) + "::multi_find: output (" + std::to_string(out.size()) +
+                                ") shorter than keys (" + std::to_string(keys.size()) + ")");
+  }
+  if (group == 0) throw std::invalid_argument(std::string(structure) + "::multi_find: group size must be at least 1");
+}
+
+template <prefetch_hint Hint, class Index, class Key, class Value>
+void ordered_multi_find(const Index& index, std::span<const Key> keys, std::span<std::optional<Value>> out,
+                        technique how, std::size_t group, const char* structure) {
+  check_multi_find_arguments(keys, out, group, structure);
+  switch (how) {
+    case technique::naive:
+      for (std::size_t i = 0; i < keys.size(); ++i) out[i] = index.find(keys[i]);
+      return;
+    case technique::coro:
+      run_into(interleaved_scheduler{group}, keys,
+               [&index](const Key& key) { return index.template lookup<interleaved_with<Hint>>(key); }, out);
+      return;
+    case technique::fiber:
+      run_into(
+          interleaved_scheduler{group}, keys,
+          [&index](const Key& key) {
+            return fiber<std::optional<Value>>(
+                [&index, key](fiber_context& context) { return index.template find_on_fiber<Hint>(context, key); });
+          },
+          out);
+      return;
+    case technique::gp:
+      if constexpr (requires { index.template find_group_prefetching<Hint>(keys, out, group); }) {
+        index.template find_group_prefetching<Hint>(keys, out, group);
+        return;
+      }
+      break;
+    case technique::amac:
+      if constexpr (requires { index.template find_amac<Hint>(keys, out, group); }) {
+        index.template find_amac<Hint>(keys, out, group);
+        return;
+      }
+      break;
+  }
+  throw std::invalid_argument(std::string(structure) + "::multi_find: technique '" + std::string(to_string(how)) +
+                              "' is not available for this structure (the papers have no " +
+                              std::string(to_string(how)) + " version of it)");
+}
+
+}  // namespace braid::detail

@@ -1,0 +1,527 @@
+// skip_list<Key, Value>: a sorted map as a skip list with folly-like tower nodes, the skip
+// list (SL) and skip-list iterator (SLi) benchmarks of Cimple (Kiriansky et al., PACT'18).
+//
+//   braid::skip_list<std::uint64_t, std::uint64_t> list(keys, values);   // insertion order
+//   list.find(42);
+//   list.multi_find(lookups, results, braid::technique::coro, 16);
+//   list.multi_scan(requests, counts, braid::technique::coro, 16,
+//                   [&](std::size_t request, std::uint64_t key, std::uint64_t value) { ... });
+//
+// Layout (folly's ConcurrentSkipList node): key, value, height, then an inline array of
+// `height` next pointers, one per level; level 0 links every node in key order. A node is
+// placed at a multiple of 32 bytes, so key, value and the level-0 link share one cache line
+// (a range scan touches one line per entry). Heights are geometric with p = 1/e and at most
+// max_height, as in folly (expected height 1.58, about 44 bytes per node for 64-bit keys and
+// values). Nodes live in a node arena on huge pages, placed in insertion order: neighbours in
+// key order are far apart in memory, as in a list built by inserts.
+//
+// Invariants:
+//  - level 0 holds every entry in strictly increasing key order; level L holds exactly the
+//    nodes of height > L, in the same order (so each level is a sublist of the one below);
+//  - the head has max_height links; those at levels >= height() are null;
+//  - erased nodes are recycled for later inserts of the same height.
+//
+// Complexity: find / insert / erase expected O(log n) (about e * ln n node visits); a scan
+// of m entries O(log n + m). The bulk constructor sorts once (O(n log n)) and links in O(n);
+// it builds exactly the list that inserting the same pairs one by one builds.
+//
+// Lookups and scans, all returning exactly what find / scan return:
+//   find(key), scan(start, limit, visit)            plain: baseline and oracle
+//   lookup<M>(key), scan_coroutine<M>(start, limit, visit)   coro<>; sequential = plain
+//   find_on_fiber, scan_on_fiber                    the stackful comparators
+//   multi_find(keys, out, technique, group)         naive, coro, fiber
+//   multi_scan(requests, visited, technique, group, visit)   many scans interleaved
+// Cimple has no group-prefetching or AMAC version of the skip list, so neither has braid.
+//
+// Not thread-safe for writers; concurrent readers are fine.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "braid/core/coro.hpp"
+#include "braid/core/fetch.hpp"
+#include "braid/core/fiber.hpp"
+#include "braid/core/huge_buffer.hpp"
+#include "braid/core/mode.hpp"
+#include "braid/core/prefetch.hpp"
+#include "braid/core/scheduler.hpp"
+#include "braid/index/detail/ordered_multi_find.hpp"
+#include "braid/index/detail/ordered_node_arena.hpp"
+#include "braid/index/technique.hpp"
+
+namespace braid {
+
+template <std::totally_ordered Key = std::uint64_t, class Value = std::uint64_t>
+  requires std::is_trivially_copyable_v<Key> && std::is_trivially_copyable_v<Value>
+class skip_list {
+ public:
+  using key_type = Key;
+  using mapped_type = Value;
+
+  static constexpr std::size_t max_height = 24;
+
+  // The fixed part of a node; its `height` next pointers follow at links_offset.
+  struct node {
+    Key key;
+    Value value;
+    std::uint32_t height;
+  };
+  static constexpr std::size_t links_offset = (sizeof(node) + alignof(node*) - 1) / alignof(node*) * alignof(node*);
+  static constexpr std::size_t node_alignment = 32;
+
+  // One range scan: up to `limit` entries with key >= start, in key order.
+  struct scan_request {
+    Key start;
+    std::size_t limit;
+  };
+
+  explicit skip_list(page_size pages = page_size::huge_2m, std::uint64_t height_seed = default_height_seed)
+      : arena_(pages), height_random_(height_seed) {
+    reset_head();
+  }
+
+  // The list that inserting (keys[i], values[i]) for i = 0, 1, ... builds, tower heights drawn
+  // from `height_seed` in that order; for a repeated key the first pair wins. Throws
+  // std::invalid_argument if the spans differ in length.
+  skip_list(std::span<const Key> keys, std::span<const Value> values, page_size pages = page_size::huge_2m,
+            std::uint64_t height_seed = default_height_seed)
+      : arena_(pages), height_random_(height_seed) {
+    if (keys.size() != values.size()) {
+      throw std::invalid_argument("skip_list: " + std::to_string(keys.size()) + " keys but " +
+                                  std::to_string(values.size()) + " values");
+    }
+    reset_head();
+    build_in_insertion_order(keys, values);
+  }
+
+  // A moved-from list is empty. (The head lives inside the object; no node links to it.)
+  skip_list(skip_list&& other) noexcept
+      : arena_(std::move(other.arena_)),
+        head_storage_(other.head_storage_),
+        height_(std::exchange(other.height_, 1)),
+        size_(std::exchange(other.size_, 0)),
+        free_by_height_(std::exchange(other.free_by_height_, {})),
+        height_random_(other.height_random_) {
+    other.reset_head();
+  }
+  skip_list& operator=(skip_list&& other) noexcept {
+    if (this != &other) {
+      arena_ = std::move(other.arena_);
+      head_storage_ = other.head_storage_;
+      height_ = std::exchange(other.height_, 1);
+      size_ = std::exchange(other.size_, 0);
+      free_by_height_ = std::exchange(other.free_by_height_, {});
+      height_random_ = other.height_random_;
+      other.reset_head();
+    }
+    return *this;
+  }
+
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+  // Levels in use: the tallest tower (1 for an empty list).
+  [[nodiscard]] std::size_t height() const noexcept { return height_; }
+  [[nodiscard]] std::size_t memory_bytes() const noexcept { return arena_.reserved_bytes(); }
+  [[nodiscard]] std::string describe_pages() const { return arena_.describe_pages(); }
+
+  // Inserts (key, value) unless key is present; returns whether it inserted.
+  bool insert(const Key& key, const Value& value) {
+    std::array<node*, max_height> predecessors;
+    node* found = locate(key, predecessors);
+    if (found != nullptr) return false;
+    const std::size_t tower = draw_height();
+    for (std::size_t level = height_; level < tower; ++level) predecessors[level] = head();
+    height_ = std::max(height_, tower);
+    node* fresh = new_node(key, value, tower);
+    for (std::size_t level = 0; level < tower; ++level) {
+      links(fresh)[level] = links(predecessors[level])[level];
+      links(predecessors[level])[level] = fresh;
+    }
+    ++size_;
+    return true;
+  }
+
+  // Removes key if present; returns whether it did.
+  bool erase(const Key& key) {
+    std::array<node*, max_height> predecessors;
+    node* doomed = locate(key, predecessors);
+    if (doomed == nullptr) return false;
+    for (std::size_t level = 0; level < doomed->height; ++level) {
+      links(predecessors[level])[level] = links(doomed)[level];
+    }
+    while (height_ > 1 && links(head())[height_ - 1] == nullptr) --height_;
+    free_node(doomed);
+    --size_;
+    return true;
+  }
+
+  // ---- point lookups --------------------------------------------------------------------------
+
+  [[nodiscard]] std::optional<Value> find(const Key& key) const { return descend(key, detail::ordered_plain_load{}); }
+  [[nodiscard]] bool contains(const Key& key) const { return find(key).has_value(); }
+
+  // Down-and-right search, one suspension per node examined. A node met again one level down
+  // (the one the level above stopped at) is known to be greater and is not fetched twice.
+  template <execution_mode M>
+  coro<std::optional<Value>> lookup(Key key) const {
+    const node* predecessor = head();
+    const node* known_greater = nullptr;
+    for (std::size_t level = height_; level-- > 0;) {
+      for (const node* candidate = links(predecessor)[level]; candidate != nullptr && candidate != known_greater;) {
+        const node& examined = co_await fetch_lines<M>(candidate, link_end(level));
+        if (examined.key == key) co_return examined.value;
+        if (key < examined.key) {
+          known_greater = candidate;
+          break;
+        }
+        predecessor = candidate;
+        candidate = links(candidate)[level];
+      }
+    }
+    co_return std::nullopt;
+  }
+
+  template <prefetch_hint Hint = prefetch_hint::t0>
+  [[nodiscard]] std::optional<Value> find_on_fiber(fiber_context& context, const Key& key) const {
+    return descend(key, fiber_line_load<Hint>{context});
+  }
+
+  // naive, coro or fiber (`group` lookups in flight); results in input order, absent keys as
+  // std::nullopt. Throws std::invalid_argument for gp and amac, a short `out` or group 0.
+  template <prefetch_hint Hint = prefetch_hint::t0>
+  void multi_find(std::span<const Key> keys, std::span<std::optional<Value>> out, technique how,
+                  std::size_t group) const {
+    detail::ordered_multi_find<Hint>(*this, keys, out, how, group, "skip_list");
+  }
+
+  // ---- range scans ----------------------------------------------------------------------------
+
+  // Calls visit(key, value) for up to `limit` entries with key >= start, in key order; returns
+  // how many it visited.
+  template <class Visitor>
+  std::size_t scan(const Key& start, std::size_t limit, Visitor&& visit) const {
+    return scan_with(start, limit, visit, detail::ordered_plain_load{});
+  }
+
+  // The scan as a coroutine: the descent to the first entry suspends at each node it examines,
+  // the walk along level 0 at each next entry. `visit` is kept in the frame.
+  template <execution_mode M, class Visitor>
+  coro<std::size_t> scan_coroutine(Key start, std::size_t limit, Visitor visit) const {
+    const node* predecessor = head();
+    const node* known_greater = nullptr;
+    for (std::size_t level = height_; level-- > 0;) {
+      for (const node* candidate = links(predecessor)[level]; candidate != nullptr && candidate != known_greater;) {
+        const node& examined = co_await fetch_lines<M>(candidate, link_end(level));
+        if (!(examined.key < start)) {
+          known_greater = candidate;
+          break;
+        }
+        predecessor = candidate;
+        candidate = links(candidate)[level];
+      }
+    }
+    // The first entry >= start was examined by the descent (it is `known_greater`): in cache.
+    std::size_t visited = 0;
+    for (const node* entry = links(predecessor)[0]; entry != nullptr && visited < limit;) {
+      visit(entry->key, entry->value);
+      ++visited;
+      entry = links(entry)[0];
+      if (entry != nullptr && visited < limit) co_await fetch<M>(entry);
+    }
+    co_return visited;
+  }
+
+  template <prefetch_hint Hint = prefetch_hint::t0, class Visitor>
+  std::size_t scan_on_fiber(fiber_context& context, const Key& start, std::size_t limit, Visitor&& visit) const {
+    return scan_with(start, limit, visit, fiber_line_load<Hint>{context});
+  }
+
+  // Runs every request with `how` (naive, coro or fiber; `group` scans in flight), calling
+  // visit(request index, key, value) for each entry, in key order within a request (requests
+  // interleave with each other), and writes the entries each request visited to visited[i].
+  // Throws std::invalid_argument for gp and amac, a short `visited` or group 0.
+  template <prefetch_hint Hint = prefetch_hint::t0, class Visitor>
+  void multi_scan(std::span<const scan_request> requests, std::span<std::size_t> visited, technique how,
+                  std::size_t group, Visitor&& visit) const {
+    detail::check_multi_find_arguments(requests, visited, group, "skip_list::multi_scan");
+    auto visitor_of = [&visit](std::size_t request) {
+      return [&visit, request](const Key& key, const Value& value) { visit(request, key, value); };
+    };
+    auto deliver = [&](std::size_t request, std::size_t count) { visited[request] = count; };
+    switch (how) {
+      case technique::naive:
+        for (std::size_t i = 0; i < requests.size(); ++i) {
+          visited[i] = scan(requests[i].start, requests[i].limit, visitor_of(i));
+        }
+        return;
+      case technique::coro:
+        interleaved_scheduler{group}.run(
+            requests.size(),
+            [&](std::size_t i) {
+              return scan_coroutine<interleaved_with<Hint>>(requests[i].start, requests[i].limit, visitor_of(i));
+            },
+            deliver);
+        return;
+      case technique::fiber:
+        interleaved_scheduler{group}.run(
+            requests.size(),
+            [&](std::size_t i) {
+              return fiber<std::size_t>([this, &requests, &visitor_of, i](fiber_context& context) {
+                return scan_on_fiber<Hint>(context, requests[i].start, requests[i].limit, visitor_of(i));
+              });
+            },
+            deliver);
+        return;
+      case technique::gp:
+      case technique::amac:
+        break;
+    }
+    throw std::invalid_argument("skip_list::multi_scan: technique '" + std::string(to_string(how)) +
+                                "' is not available (naive, coro, fiber)");
+  }
+
+  // Calls visit(key, value) for every entry in key order.
+  template <class Visitor>
+  void for_each(Visitor&& visit) const {
+    for (const node* entry = links(head())[0]; entry != nullptr; entry = links(entry)[0]) visit(entry->key, entry->value);
+  }
+
+  // Calls visit(key, height) for every entry in key order: the shape, for tests.
+  template <class Visitor>
+  void for_each_tower(Visitor&& visit) const {
+    for (const node* entry = links(head())[0]; entry != nullptr; entry = links(entry)[0]) visit(entry->key, entry->height);
+  }
+
+  // Throws std::logic_error naming the first broken invariant.
+  void check_invariants() const {
+    auto fail = [](const std::string& what) { throw std::logic_error("skip_list: " + what); };
+    std::size_t counted = 0;
+    std::size_t tallest = 1;
+    for (const node* entry = links(head())[0]; entry != nullptr; entry = links(entry)[0]) {
+      ++counted;
+      if (entry->height == 0 || entry->height > max_height) fail("tower height out of range");
+      tallest = std::max<std::size_t>(tallest, entry->height);
+      const node* next = links(entry)[0];
+      if (next != nullptr && !(entry->key < next->key)) fail("level 0 not strictly increasing");
+    }
+    if (counted != size_) fail("level 0 holds " + std::to_string(counted) + " entries, size() is " + std::to_string(size_));
+    if (tallest != height_) fail("height() " + std::to_string(height_) + " but tallest tower " + std::to_string(tallest));
+    for (std::size_t level = height_; level < max_height; ++level) {
+      if (links(head())[level] != nullptr) fail("head link above height() is set");
+    }
+    for (std::size_t level = 1; level < height_; ++level) {
+      // Level `level` must list exactly the nodes of height > level, in level-0 order.
+      const node* expected = links(head())[0];
+      for (const node* entry = links(head())[level]; entry != nullptr; entry = links(entry)[level]) {
+        while (expected != nullptr && expected->height <= level) expected = links(expected)[0];
+        if (entry != expected) fail("level " + std::to_string(level) + " is not the sublist of tall towers");
+        expected = links(expected)[0];
+      }
+      while (expected != nullptr && expected->height <= level) expected = links(expected)[0];
+      if (expected != nullptr) fail("level " + std::to_string(level) + " misses a tower");
+    }
+  }
+
+ private:
+  static constexpr std::uint64_t default_height_seed = 0x5EED5EED5EED5EEDull;
+
+  // Where the bytes a search reads at `level` end: the fixed part and links 0..level.
+  static constexpr std::size_t link_end(std::size_t level) noexcept {
+    return links_offset + (level + 1) * sizeof(node*);
+  }
+
+  static node** links(node* n) noexcept {
+    return std::launder(reinterpret_cast<node**>(reinterpret_cast<std::byte*>(n) + links_offset));
+  }
+  static node* const* links(const node* n) noexcept {
+    return std::launder(reinterpret_cast<node* const*>(reinterpret_cast<const std::byte*>(n) + links_offset));
+  }
+
+  static constexpr std::size_t node_bytes(std::size_t height) noexcept {
+    return (links_offset + height * sizeof(node*) + node_alignment - 1) / node_alignment * node_alignment;
+  }
+
+  // The fiber comparator's load: a node's lines up to the link the search will read. The plain
+  // descent does not need the level (it just reads), so it takes the plain load.
+  template <prefetch_hint Hint>
+  struct fiber_line_load {
+    fiber_context& context;
+    const node& operator()(const node* n, std::size_t bytes) const {
+      prefetch_lines<Hint>(n, bytes);
+      context.suspend();
+      return *n;
+    }
+    const node& operator()(const node* n) const { return fiber_fetch<Hint>(context, n); }
+  };
+
+  template <class Load>
+  static const node& load_for_level(Load& load, const node* n, std::size_t level) {
+    if constexpr (requires { load(n, link_end(level)); }) {
+      return load(n, link_end(level));
+    } else {
+      return load(n);
+    }
+  }
+
+  template <class Load>
+  std::optional<Value> descend(const Key& key, Load load) const {
+    const node* predecessor = head();
+    const node* known_greater = nullptr;
+    for (std::size_t level = height_; level-- > 0;) {
+      for (const node* candidate = links(predecessor)[level]; candidate != nullptr && candidate != known_greater;) {
+        const node& examined = load_for_level(load, candidate, level);
+        if (examined.key == key) return examined.value;
+        if (key < examined.key) {
+          known_greater = candidate;
+          break;
+        }
+        predecessor = candidate;
+        candidate = links(candidate)[level];
+      }
+    }
+    return std::nullopt;
+  }
+
+  template <class Visitor, class Load>
+  std::size_t scan_with(const Key& start, std::size_t limit, Visitor& visit, Load load) const {
+    const node* predecessor = head();
+    const node* known_greater = nullptr;
+    for (std::size_t level = height_; level-- > 0;) {
+      for (const node* candidate = links(predecessor)[level]; candidate != nullptr && candidate != known_greater;) {
+        const node& examined = load_for_level(load, candidate, level);
+        if (!(examined.key < start)) {
+          known_greater = candidate;
+          break;
+        }
+        predecessor = candidate;
+        candidate = links(candidate)[level];
+      }
+    }
+    std::size_t visited = 0;
+    for (const node* entry = links(predecessor)[0]; entry != nullptr && visited < limit;) {
+      visit(entry->key, entry->value);
+      ++visited;
+      entry = links(entry)[0];
+      if (entry != nullptr && visited < limit) load(entry);
+    }
+    return visited;
+  }
+
+  // The node holding key (or null), and at each level the last node before key.
+  node* locate(const Key& key, std::array<node*, max_height>& predecessors) {
+    node* predecessor = head();
+    for (std::size_t level = height_; level-- > 0;) {
+      node* candidate = links(predecessor)[level];
+      while (candidate != nullptr && candidate->key < key) {
+        predecessor = candidate;
+        candidate = links(candidate)[level];
+      }
+      predecessors[level] = predecessor;
+    }
+    node* next = links(predecessor)[0];
+    return next != nullptr && next->key == key ? next : nullptr;
+  }
+
+  // Geometric with p = 1/e, capped at max_height (folly's distribution).
+  std::size_t draw_height() noexcept {
+    constexpr double one_over_e = 0.36787944117144233;
+    std::size_t tower = 1;
+    while (tower < max_height && next_unit_random() < one_over_e) ++tower;
+    return tower;
+  }
+
+  double next_unit_random() noexcept {  // splitmix64, 53 bits
+    std::uint64_t z = (height_random_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return static_cast<double>((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
+  }
+
+  node* head() noexcept { return std::launder(reinterpret_cast<node*>(head_storage_.data())); }
+  const node* head() const noexcept { return std::launder(reinterpret_cast<const node*>(head_storage_.data())); }
+
+  void reset_head() noexcept {
+    node* fresh = std::construct_at(reinterpret_cast<node*>(head_storage_.data()),
+                                    node{Key{}, Value{}, std::uint32_t{max_height}});
+    std::uninitialized_fill_n(links(fresh), max_height, nullptr);
+  }
+
+  node* new_node(const Key& key, const Value& value, std::size_t tower) {
+    std::byte* memory = nullptr;
+    if (node*& recycled = free_by_height_[tower - 1]; recycled != nullptr) {
+      memory = reinterpret_cast<std::byte*>(recycled);
+      recycled = links(recycled)[0];
+    } else {
+      memory = arena_.allocate(node_bytes(tower), node_alignment);
+    }
+    node* fresh = std::construct_at(reinterpret_cast<node*>(memory), node{key, value, static_cast<std::uint32_t>(tower)});
+    std::uninitialized_fill_n(links(fresh), tower, nullptr);
+    return fresh;
+  }
+
+  void free_node(node* doomed) noexcept {
+    node*& list = free_by_height_[doomed->height - 1];
+    links(doomed)[0] = list;
+    list = doomed;
+  }
+
+  // Nodes are allocated in insertion order (heights drawn in that order, as inserts would),
+  // then linked level by level in one sweep over the keys in order.
+  void build_in_insertion_order(std::span<const Key> keys, std::span<const Value> values) {
+    std::vector<std::pair<Key, std::size_t>> by_key(keys.size());
+    for (std::size_t i = 0; i < keys.size(); ++i) by_key[i] = {keys[i], i};
+    std::sort(by_key.begin(), by_key.end());
+    by_key.erase(std::unique(by_key.begin(), by_key.end(),
+                             [](const auto& left, const auto& right) { return left.first == right.first; }),
+                 by_key.end());
+    std::vector<std::size_t> kept_positions(by_key.size());
+    for (std::size_t i = 0; i < by_key.size(); ++i) kept_positions[i] = by_key[i].second;
+    std::sort(kept_positions.begin(), kept_positions.end());
+
+    std::vector<std::uint8_t> heights(kept_positions.size());
+    std::size_t total_bytes = 0;
+    for (auto& tower : heights) {
+      tower = static_cast<std::uint8_t>(draw_height());
+      total_bytes += node_bytes(tower);
+    }
+    arena_.reserve(total_bytes);
+    std::vector<node*> node_at_position(keys.size(), nullptr);
+    for (std::size_t i = 0; i < kept_positions.size(); ++i) {
+      const std::size_t position = kept_positions[i];
+      node_at_position[position] = new_node(keys[position], values[position], heights[i]);
+      height_ = std::max<std::size_t>(height_, heights[i]);
+    }
+    std::array<node*, max_height> last;
+    last.fill(head());
+    for (const auto& entry : by_key) {
+      node* current = node_at_position[entry.second];
+      for (std::size_t level = 0; level < current->height; ++level) {
+        links(last[level])[level] = current;
+        last[level] = current;
+      }
+    }
+    size_ = by_key.size();
+  }
+
+  detail::ordered_node_arena arena_;
+  // The head tower: max_height links, none pointing back to it, so the list can move.
+  alignas(node_alignment) std::array<std::byte, node_bytes(max_height)> head_storage_;
+  std::size_t height_ = 1;
+  std::size_t size_ = 0;
+  std::array<node*, max_height> free_by_height_{};  // recycled nodes, chained through link 0
+  std::uint64_t height_random_;
+};
+
+}  // namespace braid

@@ -1,0 +1,207 @@
+// binary_search_tree: every lookup technique against std::map (hits, misses, repeats, empty
+// tree, empty input, group sizes 1..64 and larger than the input), the bulk constructor against
+// one-by-one inserts (same shape, node for node), random interleavings of inserts, erases,
+// lookups and scans with the invariant check after every batch, and the error cases.
+#include "braid/index/binary_search_tree.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include "braid/core/scheduler.hpp"
+#include "index/ordered_index_test_support.hpp"
+
+namespace braid::testing {
+namespace {
+
+using tree = binary_search_tree<std::uint64_t, std::uint64_t>;
+
+const std::vector<technique> all_techniques = {technique::naive, technique::gp, technique::amac, technique::coro,
+                                               technique::fiber};
+
+tree build_tree(const std::vector<std::uint64_t>& keys, oracle_map& oracle) {
+  std::vector<std::uint64_t> values(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    values[i] = value_for(keys[i]) + i;  // a repeated key must keep its first value
+    oracle.emplace(keys[i], values[i]);
+  }
+  return tree(keys, values, page_size::small_4k);
+}
+
+TEST(BinarySearchTree, EmptyTreeReportsEveryKeyAbsent) {
+  const tree empty;
+  const oracle_map oracle;
+  EXPECT_EQ(empty.size(), 0u);
+  EXPECT_FALSE(empty.find(1).has_value());
+  EXPECT_EQ(empty.scan(0, 10, [](auto, auto) {}), 0u);
+  empty.check_invariants();
+  const std::vector<std::uint64_t> keys = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, ~std::uint64_t{0}};
+  expect_multi_find_agrees(empty, oracle, keys, all_techniques, "empty tree");
+  expect_multi_find_agrees(empty, oracle, std::span<const std::uint64_t>{}, all_techniques, "empty tree, no keys");
+}
+
+TEST(BinarySearchTree, EveryTechniqueAgreesWithStdMap) {
+  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+    std::mt19937_64 random(seed);
+    for (std::size_t count : {1, 2, 5, 100, 1500}) {
+      SCOPED_TRACE(seed_label(seed) + " count " + std::to_string(count));
+      const std::uint64_t key_range = seed % 2 == 0 ? count * 3 : ~std::uint64_t{0};
+      oracle_map oracle;
+      const tree t = build_tree(random_keys(count, key_range, random), oracle);
+      ASSERT_EQ(t.size(), oracle.size());
+      t.check_invariants();
+      const auto keys = lookup_mix(oracle, 300, key_range, random);
+      expect_multi_find_agrees(t, oracle, keys, all_techniques, "lookups");
+      // Fewer keys than the group: the drain of every technique.
+      expect_multi_find_agrees(t, oracle, std::span(keys).first(3), all_techniques, "three keys");
+
+      for (std::uint64_t key : keys) {
+        ASSERT_EQ(t.find_branchy(key), t.find(key)) << "key " << key;
+      }
+      // lookup<sequential> is the plain algorithm: same results without any scheduler work.
+      const auto sequential_results =
+          run(sequential_scheduler{}, keys, [&](std::uint64_t key) { return t.lookup<sequential>(key); });
+      ASSERT_EQ(sequential_results, expected_lookups(oracle, keys));
+    }
+  }
+}
+
+TEST(BinarySearchTree, NonTemporalHintGivesTheSameResults) {
+  std::mt19937_64 random(99);
+  oracle_map oracle;
+  const tree t = build_tree(random_keys(800, 5000, random), oracle);
+  const auto keys = lookup_mix(oracle, 400, 5000, random);
+  const auto expected = expected_lookups(oracle, keys);
+  for (technique how : all_techniques) {
+    std::vector<std::optional<std::uint64_t>> got(keys.size());
+    t.multi_find<prefetch_hint::nta>(keys, std::span(got), how, 16);
+    ASSERT_EQ(got, expected) << to_string(how);
+  }
+}
+
+TEST(BinarySearchTree, BulkConstructorBuildsTheTreeOfOneByOneInserts) {
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    SCOPED_TRACE(seed_label(seed));
+    std::mt19937_64 random(seed);
+    const auto keys = random_keys(1 + random() % 700, seed % 3 == 0 ? 200 : 1'000'000, random);
+    oracle_map oracle;
+    const tree bulk = build_tree(keys, oracle);
+    tree inserted(page_size::small_4k);
+    for (std::size_t i = 0; i < keys.size(); ++i) inserted.insert(keys[i], value_for(keys[i]) + i);
+    ASSERT_EQ(bulk.size(), inserted.size());
+
+    std::vector<std::tuple<std::uint64_t, std::uint64_t, std::size_t>> bulk_shape, inserted_shape;
+    bulk.for_each_node_preorder([&](const tree::node& n, std::size_t depth) {
+      bulk_shape.emplace_back(n.key, n.value, depth);
+    });
+    inserted.for_each_node_preorder([&](const tree::node& n, std::size_t depth) {
+      inserted_shape.emplace_back(n.key, n.value, depth);
+    });
+    ASSERT_EQ(bulk_shape, inserted_shape);
+    EXPECT_EQ(bulk.depths().max_depth, inserted.depths().max_depth);
+  }
+}
+
+TEST(BinarySearchTree, SortedInsertsDegenerateIntoAListAndStillWork) {
+  std::vector<std::uint64_t> keys(2000);
+  for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = 10 * i;
+  oracle_map oracle;
+  const tree t = build_tree(keys, oracle);
+  EXPECT_EQ(t.depths().max_depth, keys.size());
+  std::mt19937_64 random(5);
+  expect_multi_find_agrees(t, oracle, lookup_mix(oracle, 200, 20'000, random), all_techniques, "list-shaped tree");
+}
+
+TEST(BinarySearchTree, RandomInterleavingsOfMutationsLookupsAndScans) {
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    SCOPED_TRACE(seed_label(seed));
+    std::mt19937_64 random(seed);
+    const std::uint64_t key_range = 400 + 200 * seed;
+    tree t(page_size::small_4k);
+    oracle_map oracle;
+    for (int batch = 0; batch < 25; ++batch) {
+      const int operations = 1 + static_cast<int>(random() % 120);
+      const unsigned insert_share = batch < 10 ? 70 : 40;  // grow first, then churn
+      for (int op = 0; op < operations; ++op) {
+        const std::uint64_t key = random() % key_range;
+        if (random() % 100 < insert_share) {
+          const std::uint64_t value = random();
+          ASSERT_EQ(t.insert(key, value), oracle.emplace(key, value).second) << "insert " << key;
+        } else {
+          ASSERT_EQ(t.erase(key), oracle.erase(key) == 1) << "erase " << key;
+        }
+      }
+      ASSERT_EQ(t.size(), oracle.size());
+      t.check_invariants();
+      const auto keys = lookup_mix(oracle, 60, key_range, random);
+      expect_multi_find_agrees(t, oracle, keys, all_techniques, "batch " + std::to_string(batch),
+                               rotating_group(static_cast<std::size_t>(batch)));
+      for (int scan = 0; scan < 5; ++scan) {
+        const std::uint64_t start = random() % (key_range + 10);
+        const std::size_t limit = random() % 3 == 0 ? oracle.size() + 5 : random() % 20;
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> got;
+        const std::size_t visited = t.scan(start, limit, [&](auto key, auto value) { got.emplace_back(key, value); });
+        ASSERT_EQ(got, expected_scan(oracle, start, limit)) << "scan from " << start << " limit " << limit;
+        ASSERT_EQ(visited, got.size());
+      }
+    }
+  }
+}
+
+TEST(BinarySearchTree, ScansAtTheEdges) {
+  oracle_map oracle;
+  const tree t = build_tree({50, 10, 90, 30, 70}, oracle);
+  auto scan = [&](std::uint64_t start, std::size_t limit) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> got;
+    t.scan(start, limit, [&](auto key, auto value) { got.emplace_back(key, value); });
+    return got;
+  };
+  for (std::uint64_t start : {0, 10, 11, 89, 90, 91, 1000}) {
+    for (std::size_t limit : {0, 1, 2, 5, 6, 100}) {
+      ASSERT_EQ(scan(start, limit), expected_scan(oracle, start, limit)) << start << " " << limit;
+    }
+  }
+  std::vector<std::uint64_t> in_order;
+  t.for_each([&](auto key, auto) { in_order.push_back(key); });
+  EXPECT_EQ(in_order, (std::vector<std::uint64_t>{10, 30, 50, 70, 90}));
+}
+
+TEST(BinarySearchTree, ErasedNodesAreReused) {
+  tree t(page_size::small_4k);
+  for (std::uint64_t key = 0; key < 1000; ++key) t.insert(key * 7919 % 1000, key);
+  const std::size_t bytes = t.memory_bytes();
+  for (int round = 0; round < 10; ++round) {
+    for (std::uint64_t key = 0; key < 1000; key += 2) ASSERT_TRUE(t.erase(key));
+    for (std::uint64_t key = 0; key < 1000; key += 2) ASSERT_TRUE(t.insert(key, key));
+  }
+  EXPECT_EQ(t.memory_bytes(), bytes);
+  t.check_invariants();
+}
+
+TEST(BinarySearchTree, RejectsBadArguments) {
+  std::vector<std::uint64_t> keys = {1, 2, 3};
+  std::vector<std::uint64_t> values = {1, 2};
+  EXPECT_THROW(tree(keys, values), std::invalid_argument);
+  oracle_map oracle;
+  const tree t = build_tree(keys, oracle);
+  std::vector<std::optional<std::uint64_t>> short_output(2);
+  for (technique how : all_techniques) {
+    EXPECT_THROW(t.multi_find(keys, std::span(short_output), how, 4), std::invalid_argument) << to_string(how);
+    std::vector<std::optional<std::uint64_t>> output(3);
+    EXPECT_THROW(t.multi_find(keys, std::span(output), how, 0), std::invalid_argument) << to_string(how);
+  }
+}
+
+TEST(BinarySearchTree, MovedFromTreeIsEmpty) {
+  oracle_map oracle;
+  tree source = build_tree({5, 3, 8}, oracle);
+  tree target = std::move(source);
+  EXPECT_EQ(target.size(), 3u);
+  EXPECT_EQ(source.size(), 0u);  // NOLINT(bugprone-use-after-move): the documented state
+  EXPECT_FALSE(source.find(5).has_value());
+  EXPECT_EQ(target.find(5), value_for(5));
+}
+
+}  // namespace
+}  // namespace braid::testing

@@ -1,0 +1,113 @@
+// Test support for the ordered indexes (binary search tree, skip list, CSB+-tree, B+-tree):
+// the differential check of multi_find against std::map for every technique and group size,
+// and the key mixes the tests draw (hits, misses, repeats), all deterministic for a seed.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "braid/core/prefetch.hpp"
+#include "braid/index/technique.hpp"
+
+namespace braid::testing {
+
+inline const std::vector<std::size_t> ordered_group_sizes = {1, 2, 3, 7, 16, 64};
+
+// One group size per batch of a long random interleaving, cycling through all of them (the
+// dedicated differential tests run every size on every input; a batch runs one, to stay fast
+// under the sanitizers).
+inline std::vector<std::size_t> rotating_group(std::size_t batch) {
+  return {ordered_group_sizes[batch % ordered_group_sizes.size()]};
+}
+
+using oracle_map = std::map<std::uint64_t, std::uint64_t>;
+
+inline std::string seed_label(std::uint64_t seed) { return "seed " + std::to_string(seed); }
+
+// A value derived from the key, so a wrong pairing of key and value is visible.
+inline std::uint64_t value_for(std::uint64_t key) { return key * 0x9E3779B97F4A7C15ull + 7; }
+
+// `count` keys drawn from [0, key_range): repeats are likely when the range is small.
+inline std::vector<std::uint64_t> random_keys(std::size_t count, std::uint64_t key_range, std::mt19937_64& random) {
+  std::uniform_int_distribution<std::uint64_t> draw(0, key_range - 1);
+  std::vector<std::uint64_t> keys(count);
+  for (auto& key : keys) key = draw(random);
+  return keys;
+}
+
+// Lookup keys: present keys, absent keys (from the same range), the same key several times in
+// a row, and the extremes of the key type.
+inline std::vector<std::uint64_t> lookup_mix(const oracle_map& oracle, std::size_t count, std::uint64_t key_range,
+                                             std::mt19937_64& random) {
+  std::vector<std::uint64_t> present;
+  for (const auto& entry : oracle) present.push_back(entry.first);
+  std::uniform_int_distribution<std::uint64_t> any(0, key_range - 1);
+  std::vector<std::uint64_t> keys;
+  keys.reserve(count + 8);
+  while (keys.size() < count) {
+    const std::uint64_t choice = random() % 4;
+    if (choice < 2 && !present.empty()) {
+      keys.push_back(present[random() % present.size()]);
+    } else if (choice == 2) {
+      keys.push_back(any(random));
+    } else if (!keys.empty()) {
+      keys.push_back(keys.back());  // repeated lookup
+    }
+  }
+  keys.push_back(0);
+  keys.push_back(~std::uint64_t{0});
+  if (!present.empty()) {
+    keys.push_back(present.front());
+    keys.push_back(present.back());
+  }
+  return keys;
+}
+
+inline std::vector<std::optional<std::uint64_t>> expected_lookups(const oracle_map& oracle,
+                                                                  std::span<const std::uint64_t> keys) {
+  std::vector<std::optional<std::uint64_t>> expected(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (auto found = oracle.find(keys[i]); found != oracle.end()) expected[i] = found->second;
+  }
+  return expected;
+}
+
+// Checks index.multi_find(keys, ..., how, group) against the oracle for every technique in
+// `techniques` and every group size in `groups`; on a mismatch, names technique, group, position and key.
+template <class Index>
+void expect_multi_find_agrees(const Index& index, const oracle_map& oracle, std::span<const std::uint64_t> keys,
+                              const std::vector<technique>& techniques, const std::string& where,
+                              const std::vector<std::size_t>& groups = ordered_group_sizes) {
+  const auto expected = expected_lookups(oracle, keys);
+  for (technique how : techniques) {
+    for (std::size_t group : groups) {
+      std::vector<std::optional<std::uint64_t>> got(keys.size(), std::optional<std::uint64_t>{12345});
+      index.multi_find(keys, std::span(got), how, group);
+      for (std::size_t i = 0; i < keys.size(); ++i) {
+        if (got[i] != expected[i]) {
+          FAIL() << where << ": technique " << to_string(how) << " group " << group << " position " << i << " key "
+                 << keys[i] << ": got " << (got[i] ? std::to_string(*got[i]) : "absent") << ", std::map says "
+                 << (expected[i] ? std::to_string(*expected[i]) : "absent");
+        }
+      }
+    }
+  }
+}
+
+// The entries std::map visits from lower_bound(start), at most `limit` of them.
+inline std::vector<std::pair<std::uint64_t, std::uint64_t>> expected_scan(const oracle_map& oracle,
+                                                                         std::uint64_t start, std::size_t limit) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> entries;
+  for (auto it = oracle.lower_bound(start); it != oracle.end() && entries.size() < limit; ++it) entries.push_back(*it);
+  return entries;
+}
+
+}  // namespace braid::testing
