@@ -125,14 +125,15 @@ struct base_search {
 };
 
 // Logical page id -> newest record, in chunks of 64 Ki slots allocated as the tree grows
-// (a slot never moves, so readers need no lock). Page ids of splits that lost their race
+// (a slot never moves, so readers need no lock), up to 64 Mi pages (some 3 billion keys at
+// the experiments' fill). Page ids of splits that lost their race
 // return to a free list (a Treiber stack with a version tag against ABA).
 template <class Key>
 class mapping_table {
  public:
   static constexpr std::size_t chunk_bits = 16;
   static constexpr std::size_t chunk_slots = std::size_t{1} << chunk_bits;
-  static constexpr std::size_t max_chunks = std::size_t{1} << 16;
+  static constexpr std::size_t max_chunks = std::size_t{1} << 10;  // 64 Mi pages
   using slot = std::atomic<std::uintptr_t>;
 
   explicit mapping_table(epoch_domain& domain) : domain_(domain), chunks_(new std::atomic<slot*>[max_chunks]) {
