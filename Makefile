@@ -4,13 +4,15 @@
 # Further targets: test-asan (ASan+UBSan), test-tsan (concurrent tests under TSan),
 # test-gcc (second compiler), callgrind (the braid-bench build valgrind can run, for
 # `--callgrind` instruction counts), bench-smoke (every experiment and the headline in seconds),
-# ci (all of them, what .ci/run calls), clean.
+# ci (all of them, what .ci/run calls), fuzz (every libFuzzer target of tests/fuzz for
+# FUZZ_SECONDS each), clean.
 
 JOBS ?= $(shell nproc)
 BENCH := build/release/bench/braid-bench
 RESULTS ?= results
+FUZZ_SECONDS ?= 60
 
-.PHONY: test bench bootstrap build test-asan test-tsan test-gcc callgrind bench-smoke ci clean
+.PHONY: test bench bootstrap build test-asan test-tsan test-gcc callgrind bench-smoke ci fuzz clean
 
 bootstrap:
 	@tools/bootstrap.sh
@@ -49,6 +51,18 @@ test-gcc: bootstrap
 	ctest --preset release-gcc -j $(JOBS)
 
 ci: test bench-smoke test-asan test-gcc test-tsan
+
+# Clang + libFuzzer + ASan + UBSan; each target's corpus is kept in build/fuzz/corpus/.
+fuzz: bootstrap
+	cmake -S . -B build/fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DBRAID_SANITIZER=address,undefined -DBRAID_BUILD_BENCH=OFF -DBRAID_BUILD_EXAMPLES=OFF \
+	  -DBRAID_BUILD_FUZZERS=ON >/dev/null
+	cmake --build build/fuzz -j $(JOBS) --target braid_fuzzers
+	@for fuzzer in build/fuzz/tests/fuzz/braid_fuzz_*; do \
+	  corpus=build/fuzz/corpus/$$(basename $$fuzzer); mkdir -p $$corpus; \
+	  echo "fuzz: $$fuzzer for $(FUZZ_SECONDS) s"; \
+	  $$fuzzer -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $$corpus || exit 1; \
+	done
 
 clean:
 	rm -rf build

@@ -1,0 +1,204 @@
+// braid-test: concurrent
+// The Masstree-style index under concurrent writers and interleaved readers.
+//
+// Each writer owns the keys of its partition and runs a random sequence of puts and removes on
+// them (plain, and as interleaved coroutines whose descent suspends). A value encodes its key
+// and the writer's step number, so a reader can check that every value it gets was written for
+// that key, and that per key the steps it sees never go back (one writer per key: any
+// linearizable history shows them in order). Readers run the plain, nested and flat gets with
+// random group sizes, and scans, which must come out sorted with valid values. At the end the
+// tree must equal a serial replay of every writer's sequence.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "braid/core/scheduler.hpp"
+#include "braid/index/masstree.hpp"
+#include "index/masstree_test_support.hpp"
+
+namespace braid::testing {
+namespace {
+
+std::uint32_t key_check(std::string_view key) {
+  std::uint32_t hash = 2166136261u;
+  for (const char byte : key) hash = (hash ^ static_cast<unsigned char>(byte)) * 16777619u;
+  return hash;
+}
+std::uint64_t encode(std::string_view key, std::uint64_t step) { return (step << 32) | key_check(key); }
+
+constexpr int writers = 2;
+constexpr int readers = 2;
+constexpr int steps_per_writer = 30'000;
+
+struct failure_log {
+  std::mutex mutex;
+  std::vector<std::string> messages;
+  void add(std::string message) {
+    std::lock_guard lock(mutex);
+    if (messages.size() < 20) messages.push_back(std::move(message));
+  }
+};
+
+TEST(MasstreeConcurrent, WritersAndInterleavedReadersStayLinearizable) {
+  masstree<std::uint64_t> tree;
+  // The key universe, split among the writers.
+  std::mt19937_64 random(2024);
+  std::vector<std::string> universe;
+  {
+    std::map<std::string, int> distinct;
+    while (distinct.size() < 3'000) distinct.emplace(masstree_test_key(random), 0);
+    for (const auto& [key, unused] : distinct) universe.push_back(key);
+  }
+  std::vector<std::map<std::string, std::uint64_t>> replay(writers);
+  std::atomic<int> writers_done{0};
+  std::atomic<int> started{0};  // every thread waits for all: readers must overlap the writers
+  const int everyone = writers + readers;
+  auto start_together = [&] {
+    started.fetch_add(1);
+    while (started.load() < everyone) std::this_thread::yield();
+  };
+  std::atomic<std::uint64_t> reads_checked{0};
+  failure_log failures;
+
+  auto writer = [&](int id) {
+    start_together();
+    std::mt19937_64 choose(static_cast<std::uint64_t>(id) + 1);
+    std::vector<std::size_t> mine;
+    for (std::size_t index = 0; index < universe.size(); ++index) {
+      if (static_cast<int>(index % writers) == id) mine.push_back(index);
+    }
+    auto& model = replay[static_cast<std::size_t>(id)];
+    std::uint64_t step = 0;
+    while (step < steps_per_writer) {
+      if (choose() % 8 == 0) {
+        // A burst of distinct keys written as interleaved coroutines.
+        std::vector<std::string> burst;
+        std::map<std::string, std::uint64_t> values;
+        for (int count = 0; count < 16; ++count) {
+          const std::string& key = universe[mine[choose() % mine.size()]];
+          if (values.emplace(key, encode(key, ++step)).second) burst.push_back(key);
+        }
+        const auto previous = run(interleaved_scheduler{1 + choose() % 8}, burst, [&](const std::string& key) {
+          return tree.put_flat<interleaved>(key, values[key]);
+        });
+        for (std::size_t index = 0; index < burst.size(); ++index) {
+          if (previous[index] != expected_value(model, burst[index])) failures.add("an interleaved put returned a wrong previous value");
+        }
+        for (const auto& [key, value] : values) model[key] = value;
+        continue;
+      }
+      const std::string& key = universe[mine[choose() % mine.size()]];
+      ++step;
+      if (choose() % 4 == 0) {
+        const auto removed = tree.remove(key);
+        const auto expected = expected_value(model, key);
+        if (removed != expected) failures.add("remove returned a wrong previous value for a writer's own key");
+        model.erase(key);
+      } else {
+        const auto previous = tree.put(key, encode(key, step));
+        if (previous != expected_value(model, key)) failures.add("put returned a wrong previous value");
+        model[key] = encode(key, step);
+      }
+    }
+    writers_done.fetch_add(1);
+  };
+
+  auto reader = [&](int id) {
+    start_together();
+    std::mt19937_64 choose(static_cast<std::uint64_t>(id) + 100);
+    std::unordered_map<std::string_view, std::uint64_t> last_step;  // per key, the newest step seen
+    std::vector<std::string_view> keys(64);
+    std::vector<std::optional<std::uint64_t>> results(64);
+    auto check = [&](std::string_view key, const std::optional<std::uint64_t>& value) {
+      if (!value) return;
+      if (static_cast<std::uint32_t>(*value) != key_check(key)) {
+        failures.add("a get returned a value that was never written for its key");
+        return;
+      }
+      std::uint64_t& newest = last_step[key];
+      if ((*value >> 32) < newest) failures.add("a key's value went back to an older write");
+      newest = std::max(newest, *value >> 32);
+      reads_checked.fetch_add(1, std::memory_order_relaxed);
+    };
+    for (int round = 0; writers_done.load() < writers || round < 20; ++round) {
+      const auto how = static_cast<masstree_technique>(choose() % 3);
+      const std::size_t count = 1 + choose() % keys.size();
+      for (std::size_t index = 0; index < count; ++index) keys[index] = universe[choose() % universe.size()];
+      tree.multi_find(std::span(keys.data(), count), std::span(results.data(), count), how, 1 + choose() % 32);
+      for (std::size_t index = 0; index < count; ++index) check(keys[index], results[index]);
+      if (choose() % 16 == 0) {
+        std::string previous;
+        bool first = true;
+        tree.scan(universe[choose() % universe.size()], [&](std::string_view key, std::uint64_t value) {
+          if (!first && !(previous < key)) failures.add("scan out of order");
+          if (static_cast<std::uint32_t>(value) != key_check(key)) failures.add("scan returned a foreign value");
+          previous.assign(key);
+          first = false;
+          return previous.size() < 1'000;  // always true: keep going to the end
+        });
+      }
+    }
+  };
+
+  std::vector<std::thread> threads;
+  for (int id = 0; id < writers; ++id) threads.emplace_back(writer, id);
+  for (int id = 0; id < readers; ++id) threads.emplace_back(reader, id);
+  for (auto& thread : threads) thread.join();
+
+  for (const auto& message : failures.messages) ADD_FAILURE() << message;
+  EXPECT_GT(reads_checked.load(), 0u);
+  std::map<std::string, std::uint64_t> expected;
+  for (const auto& model : replay) expected.insert(model.begin(), model.end());
+  const auto contents = tree.scan("", 1'000'000);
+  ASSERT_EQ(contents.size(), expected.size());
+  auto next = expected.begin();
+  for (const auto& [key, value] : contents) {
+    ASSERT_EQ(key, next->first);
+    ASSERT_EQ(value, next->second);
+    ++next;
+  }
+  for (const auto& [key, value] : expected) ASSERT_EQ(tree.find(key), value);
+}
+
+TEST(MasstreeConcurrent, ConcurrentInsertsSplitTheSameNodes) {
+  // Every thread inserts its own interleaved stripe of one dense key range, so neighbouring
+  // keys from different threads land in the same border nodes and split them concurrently.
+  masstree<std::uint64_t> tree;
+  constexpr int threads_count = 3;
+  constexpr std::uint64_t per_thread = 6'000;
+  auto key_of = [](std::uint64_t value) {
+    std::string key = "split:";
+    for (int byte = 0; byte < 8; ++byte) key.push_back(static_cast<char>(value >> (56 - 8 * byte)));
+    return key;
+  };
+  std::vector<std::thread> threads;
+  for (int id = 0; id < threads_count; ++id) {
+    threads.emplace_back([&, id] {
+      for (std::uint64_t index = 0; index < per_thread; ++index) {
+        const std::uint64_t value = index * threads_count + static_cast<std::uint64_t>(id);
+        if (tree.put(key_of(value), value).has_value()) ADD_FAILURE() << "a fresh key was reported present";
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  std::uint64_t expected = 0;
+  const std::size_t visited = tree.scan("", [&](std::string_view key, std::uint64_t value) {
+    EXPECT_EQ(key, key_of(expected));
+    EXPECT_EQ(value, expected);
+    ++expected;
+  });
+  EXPECT_EQ(visited, threads_count * per_thread);
+}
+
+}  // namespace
+}  // namespace braid::testing

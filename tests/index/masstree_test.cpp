@@ -1,0 +1,328 @@
+// The Masstree-style index on one thread, against std::map: every operation and every get
+// technique (plain, flat coroutine, nested tasks) with group sizes {1, 2, 3, 7, 16, 64}, on
+// variable-length keys that exercise layers, suffixes, slice boundaries and splits; ordered
+// scans; the edge cases. Seeds are printed on failure.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "braid/core/scheduler.hpp"
+#include "braid/index/masstree.hpp"
+#include "index/masstree_test_support.hpp"
+
+namespace braid::testing {
+namespace {
+
+using tree_type = masstree<std::uint64_t>;
+using model_type = std::map<std::string, std::uint64_t>;
+
+constexpr std::size_t group_sizes[] = {1, 2, 3, 7, 16, 64};
+
+// Runs an operation that must finish without suspending to its end.
+template <class Operation>
+auto run_to_end(Operation operation) {
+  if constexpr (!Operation::starts_eagerly) operation.resume();
+  while (!operation.done()) operation.resume();
+  return operation.take_result();
+}
+
+void expect_same_contents(const tree_type& tree, const model_type& model) {
+  std::vector<std::pair<std::string, std::uint64_t>> scanned;
+  tree.scan("", [&](std::string_view key, std::uint64_t value) { scanned.emplace_back(std::string(key), value); });
+  ASSERT_EQ(scanned.size(), model.size());
+  auto expected = model.begin();
+  for (std::size_t index = 0; index < scanned.size(); ++index, ++expected) {
+    ASSERT_EQ(scanned[index].first, expected->first) << "key at position " << index;
+    ASSERT_EQ(scanned[index].second, expected->second) << "value at position " << index;
+  }
+}
+
+// Random puts, removes and gets through every form of each operation.
+void random_operations(std::uint64_t seed, std::size_t operations, tree_type& tree, model_type& model) {
+  std::mt19937_64 random(seed);
+  for (std::size_t step = 0; step < operations; ++step) {
+    const std::string key = masstree_test_key(random);
+    const std::uint64_t value = random();
+    const std::optional<std::uint64_t> before = expected_value(model, key);
+    switch (random() % 9) {
+      case 0: ASSERT_EQ(tree.put(key, value), before) << "put, step " << step; model[key] = value; break;
+      case 1:
+        ASSERT_EQ(run_to_end(tree.put_flat<interleaved>(key, value)), before) << "put_flat, step " << step;
+        model[key] = value;
+        break;
+      case 2:
+        ASSERT_EQ(run_to_end(tree.put_nested<interleaved>(key, value)), before) << "put_nested, step " << step;
+        model[key] = value;
+        break;
+      case 3: ASSERT_EQ(tree.remove(key), before) << "remove, step " << step; model.erase(key); break;
+      case 4:
+        ASSERT_EQ(run_to_end(tree.remove_flat<interleaved>(key)), before) << "remove_flat, step " << step;
+        model.erase(key);
+        break;
+      case 5: ASSERT_EQ(tree.find(key), before) << "find, step " << step; break;
+      case 6: ASSERT_EQ(run_to_end(tree.get_flat<interleaved>(key)), before) << "get_flat, step " << step; break;
+      case 7: ASSERT_EQ(run_to_end(tree.get_nested<interleaved>(key)), before) << "get_nested, step " << step; break;
+      default:
+        ASSERT_EQ(run_to_end(tree.get_flat<sequential_without_node_prefetch>(key)), before) << "unprefetched, step " << step;
+        break;
+    }
+  }
+}
+
+TEST(Masstree, RandomOperationsMatchStdMap) {
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    tree_type tree;
+    model_type model;
+    random_operations(seed, 30'000, tree, model);
+    if (HasFatalFailure()) return;
+    expect_same_contents(tree, model);
+  }
+}
+
+TEST(Masstree, EveryGetTechniqueAndGroupSizeMatchesFind) {
+  for (std::uint64_t seed = 11; seed <= 13; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    tree_type tree;
+    model_type model;
+    std::mt19937_64 random(seed);
+    for (int step = 0; step < 6'000; ++step) {
+      const std::string key = masstree_test_key(random);
+      tree.put(key, random());
+    }
+    for (const auto& [key, value] : tree.scan("", 1'000'000)) model[key] = value;
+    // Hits, misses (fresh random keys, half of which exist) and duplicates.
+    std::vector<std::string> storage;
+    for (int step = 0; step < 3'000; ++step) storage.push_back(masstree_test_key(random));
+    for (int step = 0; step < 200; ++step) storage.push_back(storage[random() % storage.size()]);
+    std::vector<std::string_view> keys(storage.begin(), storage.end());
+    for (const masstree_technique how : {masstree_technique::naive, masstree_technique::nested, masstree_technique::flat}) {
+      for (const std::size_t group : group_sizes) {
+        for (const std::size_t count : {keys.size(), std::size_t{0}, std::size_t{1}, group / 2 + 1}) {
+          SCOPED_TRACE(std::string(to_string(how)) + " group " + std::to_string(group) + " count " + std::to_string(count));
+          const std::span<const std::string_view> input(keys.data(), count);
+          std::vector<std::optional<std::uint64_t>> results(count, 12345u);
+          tree.multi_find(input, results, how, group);
+          for (std::size_t index = 0; index < count; ++index) {
+            ASSERT_EQ(results[index], expected_value(model, storage[index])) << "key " << index;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Masstree, NonDefaultPrefetchHintsGiveTheSameResults) {
+  tree_type tree;
+  model_type model;
+  random_operations(21, 5'000, tree, model);
+  std::mt19937_64 random(22);
+  std::vector<std::string> storage;
+  for (int step = 0; step < 1'000; ++step) storage.push_back(masstree_test_key(random));
+  const auto nta = run(interleaved_scheduler{8}, storage,
+                       [&](const std::string& key) { return tree.get_flat<interleaved_with<prefetch_hint::nta>>(key); });
+  const auto t1 = run(interleaved_scheduler{8}, storage,
+                      [&](const std::string& key) { return tree.get_nested<interleaved_with<prefetch_hint::t1>>(key); });
+  for (std::size_t index = 0; index < storage.size(); ++index) {
+    ASSERT_EQ(nta[index], expected_value(model, storage[index]));
+    ASSERT_EQ(t1[index], expected_value(model, storage[index]));
+  }
+}
+
+TEST(Masstree, InterleavedWritesOfDistinctKeys) {
+  // Writes suspend only in their descent, so many can be in flight on one thread.
+  for (const std::size_t group : group_sizes) {
+    SCOPED_TRACE("group " + std::to_string(group));
+    tree_type tree;
+    model_type model;
+    std::mt19937_64 random(group);
+    std::vector<std::string> keys;
+    for (int step = 0; step < 4'000; ++step) {
+      std::string key = masstree_test_key(random);
+      if (!model.contains(key)) {
+        model[key] = model.size();
+        keys.push_back(key);
+      }
+    }
+    const auto inserted = run(interleaved_scheduler{group}, keys, [&](const std::string& key) {
+      return tree.put_flat<interleaved>(key, model[key]);
+    });
+    for (const auto& previous : inserted) ASSERT_EQ(previous, std::nullopt);
+    const auto updated = run(interleaved_scheduler{group}, keys, [&](const std::string& key) {
+      return tree.put_nested<interleaved>(key, model[key] + 1);
+    });
+    for (std::size_t index = 0; index < keys.size(); ++index) ASSERT_EQ(updated[index], model[keys[index]]);
+    for (auto& [key, value] : model) ++value;
+    expect_same_contents(tree, model);
+    std::vector<std::string> doomed(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(keys.size() / 2));
+    const auto removed = run(interleaved_scheduler{group}, doomed,
+                             [&](const std::string& key) { return tree.remove_flat<interleaved>(key); });
+    for (std::size_t index = 0; index < doomed.size(); ++index) {
+      ASSERT_EQ(removed[index], model[doomed[index]]);
+      model.erase(doomed[index]);
+    }
+    expect_same_contents(tree, model);
+  }
+}
+
+TEST(Masstree, ScanFromAnyKeyMatchesLowerBound) {
+  for (std::uint64_t seed = 31; seed <= 33; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    tree_type tree;
+    model_type model;
+    random_operations(seed, 8'000, tree, model);
+    std::mt19937_64 random(seed * 7);
+    for (int probe = 0; probe < 300; ++probe) {
+      const std::string from = masstree_test_key(random);
+      const std::size_t limit = random() % 40;
+      const auto scanned = tree.scan(from, limit);
+      auto expected = model.lower_bound(from);
+      std::size_t index = 0;
+      for (; index < limit && expected != model.end(); ++index, ++expected) {
+        ASSERT_LT(index, scanned.size()) << "scan from a key of " << from.size() << " bytes ended early";
+        ASSERT_EQ(scanned[index].first, expected->first);
+        ASSERT_EQ(scanned[index].second, expected->second);
+      }
+      ASSERT_EQ(scanned.size(), index);
+    }
+  }
+}
+
+TEST(Masstree, ScanVisitorCanStopAndCounts) {
+  tree_type tree;
+  for (int index = 0; index < 500; ++index) tree.put("k" + std::to_string(1000 + index), static_cast<std::uint64_t>(index));
+  std::size_t seen = 0;
+  const std::size_t visited = tree.scan("k1100", [&](std::string_view, std::uint64_t) { return ++seen < 10; });
+  EXPECT_EQ(visited, 10u);
+  EXPECT_EQ(seen, 10u);
+  EXPECT_EQ(tree.scan("l", [](std::string_view, std::uint64_t) {}), 0u);
+  EXPECT_EQ(tree.scan("", [](std::string_view, std::uint64_t) {}), 500u);
+  tree_type empty;
+  EXPECT_TRUE(empty.scan("", 10).empty());
+}
+
+TEST(Masstree, EdgeCaseKeys) {
+  tree_type tree;
+  const std::vector<std::string> keys = {
+      std::string(),            std::string("\0", 1),      std::string("\0\0", 2),   std::string(8, '\0'),
+      std::string(9, '\0'),     std::string(16, '\0'),     std::string(17, '\0'),    "a",
+      std::string("a\0", 2),    std::string("a\0\0", 3),   "abcdefgh",               std::string("abcdefgh\0", 9),
+      "abcdefghi",              "abcdefghabcdefgh",        "abcdefghabcdefghX",      std::string(8, '\xff'),
+      std::string(9, '\xff'),   std::string(64, 'z'),      std::string(65, 'z'),
+  };
+  for (std::size_t index = 0; index < keys.size(); ++index) EXPECT_EQ(tree.put(keys[index], index), std::nullopt);
+  for (std::size_t index = 0; index < keys.size(); ++index) EXPECT_EQ(tree.find(keys[index]), index) << index;
+  EXPECT_EQ(tree.find(std::string(3, '\0')), std::nullopt);
+  EXPECT_EQ(tree.find("abcdefg"), std::nullopt);
+  EXPECT_EQ(tree.find("abcdefghab"), std::nullopt);
+  model_type model;
+  for (std::size_t index = 0; index < keys.size(); ++index) model[keys[index]] = index;
+  expect_same_contents(tree, model);
+  EXPECT_EQ(tree.remove(std::string()), 0u);
+  EXPECT_EQ(tree.find(std::string()), std::nullopt);
+  EXPECT_EQ(tree.find(std::string("\0", 1)), 1u) << "removing the empty key removed another";
+}
+
+TEST(Masstree, LongSharedPrefixesBuildChainsOfLayers) {
+  tree_type tree;
+  model_type model;
+  const std::string shared(1'000, 'p');
+  std::mt19937_64 random(41);
+  for (int index = 0; index < 300; ++index) {
+    std::string key = shared + std::to_string(random() % 1000);
+    if (index % 3 == 0) key += std::string(20, 'q');
+    tree.put(key, static_cast<std::uint64_t>(index));
+    model[key] = static_cast<std::uint64_t>(index);
+  }
+  tree.put(shared, 7);  // the prefix itself, ending exactly at a slice boundary
+  model[shared] = 7;
+  for (const auto& [key, value] : model) ASSERT_EQ(tree.find(key), value);
+  EXPECT_EQ(tree.find(shared.substr(0, 999)), std::nullopt);
+  expect_same_contents(tree, model);
+  for (auto it = model.begin(); it != model.end();) {
+    ASSERT_EQ(tree.remove(it->first), it->second);
+    it = model.erase(it);
+    if (it != model.end()) ++it;
+  }
+  expect_same_contents(tree, model);
+}
+
+TEST(Masstree, HugeKeysUseLargeBlocks) {
+  tree_type tree;
+  const std::string first(10'000, 'h');
+  std::string second = first;
+  second.back() = 'i';
+  tree.put(first, 1);
+  EXPECT_EQ(tree.find(first), 1u);
+  EXPECT_EQ(tree.find(second), std::nullopt);
+  tree.put(second, 2);  // both long keys now go on in a chain of layers
+  EXPECT_EQ(tree.find(first), 1u);
+  EXPECT_EQ(tree.find(second), 2u);
+  tree.put(std::string(5'000, 'g'), 3);
+  EXPECT_EQ(tree.remove(std::string(5'000, 'g')), 3u);
+}
+
+TEST(Masstree, RemovedSuffixesAreReclaimed) {
+  // Distinct first slices: every key is alone with its slice and keeps its rest as a suffix.
+  tree_type tree;
+  auto key_of = [](int index) { return std::to_string(10'000 + index) + "-and-a-long-suffix"; };
+  for (int index = 0; index < 1'000; ++index) tree.put(key_of(index), 1);
+  const auto before = tree.reclamation_statistics();
+  for (int index = 0; index < 1'000; ++index) ASSERT_EQ(tree.remove(key_of(index)), 1u);
+  for (int round = 0; round < 4; ++round) tree.collect_garbage();
+  const auto after = tree.reclamation_statistics();
+  EXPECT_EQ(after.retired - before.retired, 1'000u) << "one suffix retired per removed long key";
+  EXPECT_EQ(after.reclaimed, after.retired) << "nothing holds them once no thread is pinned";
+}
+
+TEST(Masstree, AscendingInsertsFillNodes) {
+  // Appending to the rightmost border node splits it full-left, as Masstree does.
+  tree_type ascending;
+  tree_type scattered;
+  std::mt19937_64 random(51);
+  std::vector<std::uint64_t> values(20'000);
+  for (std::size_t index = 0; index < values.size(); ++index) values[index] = index;
+  auto key_of = [](std::uint64_t value) {
+    std::string key(8, '\0');
+    for (int byte = 0; byte < 8; ++byte) key[byte] = static_cast<char>(value >> (56 - 8 * byte));
+    return key;
+  };
+  for (const std::uint64_t value : values) ascending.put(key_of(value), value);
+  std::shuffle(values.begin(), values.end(), random);
+  for (const std::uint64_t value : values) scattered.put(key_of(value), value);
+  for (const std::uint64_t value : values) {
+    ASSERT_EQ(ascending.find(key_of(value)), value);
+    ASSERT_EQ(scattered.find(key_of(value)), value);
+  }
+  EXPECT_LT(ascending.memory_bytes() * 5, scattered.memory_bytes() * 4)
+      << "ascending inserts should leave nodes fuller than random ones";
+}
+
+TEST(Masstree, MultiFindRejectsBadArguments) {
+  tree_type tree;
+  std::vector<std::string_view> keys = {"a", "b"};
+  std::vector<std::optional<std::uint64_t>> too_short(1);
+  EXPECT_THROW(tree.multi_find(keys, too_short, masstree_technique::flat, 4), std::invalid_argument);
+  std::vector<std::optional<std::uint64_t>> results(2);
+  EXPECT_THROW(tree.multi_find(keys, results, masstree_technique::nested, 0), std::invalid_argument);
+}
+
+TEST(Masstree, SmallValueTypes) {
+  masstree<std::uint16_t> tree;
+  tree.put("x", 65535);
+  tree.put("y", 1);
+  EXPECT_EQ(tree.find("x"), std::uint16_t{65535});
+  EXPECT_EQ(tree.put("x", 2), std::uint16_t{65535});
+  EXPECT_EQ(tree.find("x"), std::uint16_t{2});
+}
+
+}  // namespace
+}  // namespace braid::testing
