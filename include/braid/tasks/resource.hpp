@@ -70,8 +70,8 @@ struct resource_annotation {
   isolation isolation_level = isolation::exclusive_writer;
   access_frequency frequency = access_frequency::normal;
   read_write_ratio ratio = read_write_ratio::balanced;
-  std::optional<primitive> protocol;     // an explicit primitive overrides the matrix
-  std::optional<std::uint16_t> owner;    // an explicit owner worker overrides the round robin
+  std::optional<primitive> protocol{};   // an explicit primitive overrides the matrix
+  std::optional<std::uint16_t> owner{};  // an explicit owner worker overrides the round robin
 };
 
 // Base of every object tasks are annotated with.

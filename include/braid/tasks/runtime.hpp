@@ -52,7 +52,7 @@ struct runtime_config {
   prefetch_distance distance = prefetch_distance::fixed(2);
   // Model for the automatic distance; measured with a short probe at construction when the
   // distance is automatic and none is given.
-  std::optional<memory_latency> latency;
+  std::optional<memory_latency> latency{};
   reclamation reclaim = reclamation::per_refill;
   std::chrono::microseconds epoch_interval{1000};
   // A refill takes low-priority tasks only while fewer than this many tasks are buffered.
