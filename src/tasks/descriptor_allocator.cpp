@@ -117,7 +117,7 @@ void descriptor_cache::free(void* memory) noexcept {
   block->next_batch = nullptr;
   poison_body(block);
   head_ = block;
-  if (++count_ > 2 * descriptor_heap::batch_blocks) [[unlikely]] give_back_batch();
+  if (++count_ > descriptor_heap::kept_batches * descriptor_heap::batch_blocks) [[unlikely]] give_back_batch();
 }
 
 void descriptor_cache::give_back_batch() noexcept {

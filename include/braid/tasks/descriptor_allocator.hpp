@@ -9,8 +9,8 @@
 //    (huge pages where the kernel grants them). The only latch on the allocation path, taken
 //    once per batch.
 //
-// A cache that runs dry takes a batch from the heap; one that holds more than two batches
-// gives one back. After warm-up, spawning and finishing tasks touches neither the heap's
+// A cache that runs dry takes a batch from the heap; one that holds more than
+// `kept_batches` batches (1024 descriptors: a worker's usual tasks in flight) gives one back. After warm-up, spawning and finishing tasks touches neither the heap's
 // latch nor the global heap. (The machine class has one NUMA region; a per-region heap would
 // sit between the two levels on a multi-socket machine.)
 //
@@ -37,6 +37,7 @@ class descriptor_heap {
  public:
   static constexpr std::size_t block_bytes = max_task_bytes;
   static constexpr std::size_t batch_blocks = 64;
+  static constexpr std::size_t kept_batches = 16;
   static constexpr std::size_t arena_bytes = huge_buffer::huge_page_bytes;
 
   // A free block: the first two words link blocks and batches.
