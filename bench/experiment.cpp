@@ -59,6 +59,7 @@ void check_options(const experiment& definition, const options& given) {
   refuse(!given.techniques.empty(), accepts_technique, "--technique");
   refuse(given.distribution.has_value(), accepts_dist, "--dist");
   refuse(given.pages.has_value(), accepts_pages, "--pages");
+  refuse(given.workload_files.has_value(), accepts_workload, "--workload");
   for (const std::string& technique : given.techniques) {
     if (std::find(definition.techniques.begin(), definition.techniques.end(), technique) ==
         definition.techniques.end()) {
