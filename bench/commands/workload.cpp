@@ -1,5 +1,6 @@
 // braid-bench workload: writes a YCSB core workload as two plain-text files (fill + run), the
 // format the public MxTasking benchmark reads; experiments take them with --workload FILL RUN.
+#include <algorithm>
 #include <array>
 #include <iostream>
 
@@ -86,7 +87,8 @@ int write_workload(const std::vector<std::string>& arguments) {
   const char letter = static_cast<char>(spec.workload);
   if (fill_path.empty()) fill_path = std::string("ycsb-") + letter + "-fill.txt";
   if (run_path.empty()) {
-    const std::string distribution = spec.workload == ycsb_workload::d ? "latest" : spec.requests.describe();
+    std::string distribution = spec.workload == ycsb_workload::d ? "latest" : spec.requests.describe();
+    std::replace(distribution.begin(), distribution.end(), ':', '-');
     run_path = std::string("ycsb-") + letter + "-" + distribution + "-run.txt";
   }
 

@@ -95,22 +95,47 @@ blink_tree::blink_tree(runtime& tasks, blink_tree_options options) : runtime_(&t
 blink_tree::~blink_tree() = default;  // nodes are trivially destructible; the arenas go
 
 std::string blink_tree::describe_pages() const {
-  return arenas_.empty() ? "none" : arenas_.back().describe_pages();
+  return arenas_.empty() ? "none" : arenas_.front().describe_pages();
 }
+
+namespace {
+// Arenas grow from 2 MiB to 64 MiB: small trees stay small, big ones take few mappings.
+std::size_t arena_bytes(std::size_t arenas_so_far) {
+  return std::min<std::size_t>(std::size_t{2} << (20 + std::min<std::size_t>(arenas_so_far, 5)), std::size_t{64} << 20);
+}
+}  // namespace
 
 void* blink_tree::allocate_node() {
   std::lock_guard lock(arena_mutex_);
-  if (arenas_.empty() || arena_used_ + node_bytes > arenas_.back().size()) {
-    // Arenas grow from 2 MiB to 64 MiB: small trees stay small, big ones take few mappings.
-    const std::size_t bytes = std::min<std::size_t>(std::size_t{2} << (20 + std::min<std::size_t>(arenas_.size(), 5)),
-                                                    std::size_t{64} << 20);
-    arenas_.emplace_back(bytes, page_size::huge_2m);
+  if (arenas_.empty() || arena_used_ + node_bytes > arenas_[current_arena_].size()) {
+    if (!arenas_.empty()) ++current_arena_;
+    if (current_arena_ == arenas_.size()) arenas_.emplace_back(arena_bytes(arenas_.size()), page_size::huge_2m);
     arena_used_ = 0;
   }
-  void* node = arenas_.back().data() + arena_used_;
+  void* node = arenas_[current_arena_].data() + arena_used_;
   arena_used_ += node_bytes;
   nodes_.fetch_add(1, std::memory_order_relaxed);
   return node;
+}
+
+void blink_tree::reserve(std::size_t nodes) {
+  std::lock_guard lock(arena_mutex_);
+  std::size_t capacity = 0;
+  for (const huge_buffer& arena : arenas_) capacity += arena.size() / node_bytes;
+  while (capacity < nodes) {
+    arenas_.emplace_back(arena_bytes(arenas_.size()), page_size::huge_2m);
+    capacity += arenas_.back().size() / node_bytes;
+  }
+}
+
+void blink_tree::clear() {
+  {
+    std::lock_guard lock(arena_mutex_);
+    current_arena_ = 0;
+    arena_used_ = 0;
+    nodes_.store(0, std::memory_order_relaxed);
+  }
+  root_.store(make_leaf().bits(), std::memory_order_release);
 }
 
 resource_ptr blink_tree::make_leaf() {

@@ -111,6 +111,18 @@ class blink_tree {
   template <execution_mode M>
   coro<std::optional<value_type>> lookup(key_type key) const;
 
+  // ---- between runs (no operation in flight) -----------------------------------------------
+  // Empties the tree, keeping its arenas (already faulted in) for the next fill.
+  void clear();
+  // Pre-allocates arenas for `nodes` nodes, so that a timed fill does not fault memory in.
+  void reserve(std::size_t nodes);
+  // The task form's prefetch hints (the node-part experiment changes them between runs).
+  void set_prefetch(prefetch_descriptor traversal, prefetch_descriptor insert, bool value_step) noexcept {
+    options_.traversal_prefetch = traversal;
+    options_.insert_prefetch = insert;
+    options_.value_step = value_step;
+  }
+
   // ---- introspection ---------------------------------------------------------------------
   [[nodiscard]] resource_ptr root() const noexcept { return resource_ptr::from_bits(root_.load(std::memory_order_acquire)); }
   [[nodiscard]] unsigned height() const noexcept { return root().as<blink::node_header>()->level + 1u; }
@@ -166,6 +178,7 @@ class blink_tree {
 
   std::mutex arena_mutex_;
   std::vector<huge_buffer> arenas_;
+  std::size_t current_arena_ = 0;  // arenas_[current_arena_] is being carved
   std::size_t arena_used_ = 0;
 };
 
