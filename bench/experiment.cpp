@@ -62,6 +62,7 @@ void check_options(const experiment& definition, const options& given) {
   refuse(!given.techniques.empty(), accepts_technique, "--technique");
   refuse(given.distribution.has_value(), accepts_dist, "--dist");
   refuse(given.pages.has_value(), accepts_pages, "--pages");
+  refuse(given.workload_files.has_value(), accepts_workload, "--workload");
   const std::size_t cpus = available_cpus().size();
   for (unsigned threads : given.threads) {
     if (cpus != 0 && threads > cpus) {

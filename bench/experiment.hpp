@@ -26,6 +26,7 @@ enum option_flag : unsigned {
   accepts_technique = 1u << 4,
   accepts_dist = 1u << 5,
   accepts_pages = 1u << 6,
+  accepts_workload = 1u << 7,  // --workload FILL RUN
 };
 
 class run_context;

@@ -183,6 +183,9 @@ options parse_run_options(const std::vector<std::string>& arguments) {
       else fail(name, "'" + format + "' is not table, csv or json");
     } else if (name == "--out") {
       parsed.out_dir = value();
+    } else if (name == "--workload") {
+      std::string fill = value();
+      parsed.workload_files = {std::move(fill), value()};
     } else {
       throw usage_error("unknown option '" + name + "' (see braid-bench run --help)");
     }

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "braid/core/huge_buffer.hpp"
@@ -41,6 +42,7 @@ struct options {
   bool callgrind = false;                // --callgrind: instruction counts per operation
   output_format format = output_format::table;
   std::optional<std::string> out_dir;    // --out DIR
+  std::optional<std::pair<std::string, std::string>> workload_files;  // --workload FILL RUN
 };
 
 // Parsers, exposed for tests. Each throws usage_error with the option name in the message.

@@ -22,6 +22,7 @@ options (each experiment accepts the subset `braid-bench run NAME --help` lists)
   --technique A[,B...]   techniques to run (default: all the experiment knows)
   --dist D               key distribution: uniform | zipf[:theta] (YCSB, theta in (0,1)) | sorted
   --pages P              page size of the big arrays: 4k | 2m (transparent huge pages)
+  --workload FILL RUN    YCSB-style workload files (braid-bench workload writes them)
   --repetitions N        timed repetitions per technique (medians are reported)
   --seed N               seed of every generator (recorded in the output)
   --quick                small sizes and few repetitions: a smoke test in seconds
@@ -38,7 +39,7 @@ void print_experiment_help(const experiment& definition) {
   const std::pair<unsigned, const char*> flags[] = {
       {accepts_size, "--size"},       {accepts_keys, "--keys"}, {accepts_group, "--group"},
       {accepts_threads, "--threads"}, {accepts_technique, "--technique"},
-      {accepts_dist, "--dist"},       {accepts_pages, "--pages"}};
+      {accepts_dist, "--dist"},       {accepts_pages, "--pages"}, {accepts_workload, "--workload"}};
   for (const auto& [flag, name] : flags) {
     if (definition.accepted & flag) std::cout << ' ' << name;
   }

@@ -1,0 +1,598 @@
+#include "braid/tasks/worker.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "braid/core/cycles.hpp"
+#include "braid/core/prefetch.hpp"
+#include "braid/tasks/runtime.hpp"
+#include "braid/tasks/squad.hpp"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace braid::tasks {
+
+// The worker's view of a resource's synchronization words.
+struct resource_access {
+  static std::atomic<std::uint64_t>& version(resource& object) noexcept { return object.version_; }
+  static std::atomic<std::uint32_t>& latch(resource& object) noexcept { return object.latch_; }
+};
+
+namespace {
+
+constinit thread_local worker* current_worker_of_thread = nullptr;
+
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#endif
+}
+
+// Spinlock on the latch word (test and test-and-set).
+class spin_guard {
+ public:
+  explicit spin_guard(std::atomic<std::uint32_t>& latch) noexcept : latch_(latch) {
+    while (latch_.exchange(1, std::memory_order_acquire) != 0) {
+      while (latch_.load(std::memory_order_relaxed) != 0) cpu_relax();
+    }
+  }
+  ~spin_guard() { latch_.store(0, std::memory_order_release); }
+  spin_guard(const spin_guard&) = delete;
+  spin_guard& operator=(const spin_guard&) = delete;
+
+ private:
+  std::atomic<std::uint32_t>& latch_;
+};
+
+// Reader/writer latch: bit 31 marks a writer (set first, so new readers wait: writers are
+// not starved), the low bits count readers.
+constexpr std::uint32_t writer_bit = 1u << 31;
+
+class shared_guard {
+ public:
+  explicit shared_guard(std::atomic<std::uint32_t>& latch) noexcept : latch_(latch) {
+    for (;;) {
+      std::uint32_t state = latch_.load(std::memory_order_relaxed);
+      if ((state & writer_bit) == 0 &&
+          latch_.compare_exchange_weak(state, state + 1, std::memory_order_acquire, std::memory_order_relaxed)) {
+        return;
+      }
+      cpu_relax();
+    }
+  }
+  ~shared_guard() { latch_.fetch_sub(1, std::memory_order_release); }
+  shared_guard(const shared_guard&) = delete;
+  shared_guard& operator=(const shared_guard&) = delete;
+
+ private:
+  std::atomic<std::uint32_t>& latch_;
+};
+
+class exclusive_guard {
+ public:
+  explicit exclusive_guard(std::atomic<std::uint32_t>& latch) noexcept : latch_(latch) {
+    for (;;) {
+      std::uint32_t state = latch_.load(std::memory_order_relaxed);
+      if ((state & writer_bit) == 0 &&
+          latch_.compare_exchange_weak(state, state | writer_bit, std::memory_order_acquire, std::memory_order_relaxed)) {
+        break;
+      }
+      cpu_relax();
+    }
+    while ((latch_.load(std::memory_order_acquire) & ~writer_bit) != 0) cpu_relax();  // readers drain
+  }
+  ~exclusive_guard() { latch_.store(0, std::memory_order_release); }
+  exclusive_guard(const exclusive_guard&) = delete;
+  exclusive_guard& operator=(const exclusive_guard&) = delete;
+
+ private:
+  std::atomic<std::uint32_t>& latch_;
+};
+
+// Optimistic versions (a seqlock): odd while a writer is inside. The release fence after
+// making the version odd orders it before the writer's data stores, for readers that
+// validate with an acquire fence (Boehm, "Can seqlocks get along with programming language
+// memory models?", 2012).
+class serialized_write_guard {  // writers already serialized by scheduling: no CAS needed
+ public:
+  explicit serialized_write_guard(std::atomic<std::uint64_t>& version) noexcept
+      : version_(version), before_(version.load(std::memory_order_relaxed)) {
+    version_.store(before_ + 1, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);
+  }
+  ~serialized_write_guard() { version_.store(before_ + 2, std::memory_order_release); }
+  serialized_write_guard(const serialized_write_guard&) = delete;
+  serialized_write_guard& operator=(const serialized_write_guard&) = delete;
+
+ private:
+  std::atomic<std::uint64_t>& version_;
+  std::uint64_t before_;
+};
+
+class latched_write_guard {  // OLFIT: the version word is the writers' latch
+ public:
+  explicit latched_write_guard(resource& object) noexcept : object_(object) { object_.lock_version(); }
+  ~latched_write_guard() { object_.unlock_version(); }
+  latched_write_guard(const latched_write_guard&) = delete;
+  latched_write_guard& operator=(const latched_write_guard&) = delete;
+
+ private:
+  resource& object_;
+};
+
+}  // namespace
+
+worker_statistics& worker_statistics::operator+=(const worker_statistics& other) noexcept {
+  executed += other.executed;
+  dispatched_local += other.dispatched_local;
+  dispatched_remote += other.dispatched_remote;
+  forwarded += other.forwarded;
+  optimistic_retries += other.optimistic_retries;
+  refills += other.refills;
+  prefetches += other.prefetches;
+  retired += other.retired;
+  reclaimed += other.reclaimed;
+  return *this;
+}
+
+worker* runtime::current_worker() noexcept { return current_worker_of_thread; }
+
+worker::worker(runtime& owner, std::uint16_t id, unsigned region, unsigned regions, descriptor_heap& heap)
+    : cache_(heap),
+      runtime_(&owner),
+      id_(id),
+      region_(region),
+      regions_(regions),
+      remote_(new remote_task_queue[priority_count * regions]) {
+  garbage_.reserve(256);
+}
+
+worker::~worker() = default;
+
+// ---- the loop --------------------------------------------------------------------------------
+
+void worker::configure_prefetching() {
+  const runtime_config& config = runtime_->config();
+  prefetch_mode_ = config.distance.kind();
+  low_priority_below_ = std::min<unsigned>(config.low_priority_below, ring_capacity);
+  reclamation_ = config.reclaim;
+  constexpr unsigned largest_distance = ring_capacity / 2;
+  switch (prefetch_mode_) {
+    case prefetch_distance::mode::off: refill_at_ = 0; break;
+    case prefetch_distance::mode::fixed:
+      fixed_distance_ = std::clamp(config.distance.tasks(), 1u, largest_distance);
+      refill_at_ = fixed_distance_;
+      break;
+    case prefetch_distance::mode::automatic:
+      refill_at_ = std::clamp(config.max_automatic_distance, 1u, largest_distance);
+      break;
+  }
+  const double cycles_per_ns = tsc_per_ns();
+  for (unsigned lines = 0; lines < latency_cycles_.size(); ++lines) {
+    latency_cycles_[lines] = static_cast<std::uint32_t>(runtime_->latency().ns_for(lines) * cycles_per_ns);
+  }
+}
+
+void worker::run_loop() {
+  current_worker_of_thread = this;
+  configure_prefetching();
+  unsigned idle_rounds = 0;
+  try {
+    while (!runtime_->stopping()) {
+      if (count_ <= refill_at_) refill();
+      if (count_ == 0) {
+        idle_wait(idle_rounds);
+        continue;
+      }
+      idle_rounds = 0;
+      run_buffered_tasks();
+    }
+  } catch (...) {
+    // The task that threw is not dispatched again; what it deferred is dropped.
+    effect_count_ = 0;
+    deferring_ = false;
+    while (task_descriptor* deferred = deferred_spawns_.pop()) free(*deferred);
+    if (running_ != nullptr) free(*running_);
+    runtime_->record_failure(std::current_exception());
+  }
+  running_ = nullptr;
+  if (reclamation_ != reclamation::none) runtime_->epochs().leave(id_);
+  current_worker_of_thread = nullptr;
+}
+
+void worker::run_buffered_tasks() {
+  const bool prefetching = prefetch_mode_ != prefetch_distance::mode::off;
+  const bool sampling = prefetch_mode_ == prefetch_distance::mode::automatic;
+  do {
+    buffer_slot& slot = ring_[head_ & ring_mask];
+    task_descriptor* task = slot.task;
+    if (prefetching) {
+      if (count_ > 1) {
+        const task_descriptor* next = ring_[(head_ + 1) & ring_mask].task;
+        prefetch<prefetch_hint::t0>(next);
+        prefetch<prefetch_hint::t0>(reinterpret_cast<const std::byte*>(next) + cache_line_bytes);
+      }
+      if (slot.prefetch_address != nullptr) {
+        slot.prefetch.issue(slot.prefetch_address);
+        slot.prefetch_address = nullptr;
+        ++statistics_.prefetches;
+      }
+    }
+    ++head_;
+    --count_;
+    if (reclamation_ == reclamation::per_task) runtime_->epochs().enter(id_);
+    if (sampling && --sample_countdown_ == 0) {
+      sample_countdown_ = sample_every;
+      const std::uint16_t type = task->type_id_;
+      const std::uint64_t start = read_cycle_counter();
+      run(*task);
+      record_cycles(type, read_cycle_counter() - start);
+    } else {
+      run(*task);
+    }
+  } while (count_ > refill_at_ && !runtime_->stopping());
+}
+
+void worker::refill() {
+  ++statistics_.refills;
+  const auto normal = static_cast<unsigned>(priority::normal);
+  const auto low = static_cast<unsigned>(priority::low);
+  // Remote tasks join the local queue: this worker's region first, then the others.
+  for (unsigned offset = 0; offset < regions_; ++offset) {
+    remote_[normal * regions_ + (region_ + offset) % regions_].take_all(local_[normal]);
+  }
+  while (count_ < ring_capacity) {
+    task_descriptor* task = local_[normal].pop();
+    if (task == nullptr) break;
+    place(*task);
+  }
+  if (count_ < low_priority_below_) {
+    for (unsigned offset = 0; offset < regions_; ++offset) {
+      remote_[low * regions_ + (region_ + offset) % regions_].take_all(local_[low]);
+    }
+    while (count_ < ring_capacity) {
+      task_descriptor* task = local_[low].pop();
+      if (task == nullptr) break;
+      place(*task);
+    }
+  }
+  if (reclamation_ != reclamation::none && count_ != 0) {
+    publish_epoch();
+    runtime_->epochs().maybe_advance(read_cycle_counter());
+    if (!garbage_.empty()) reclaim_garbage(false);
+  }
+}
+
+void worker::publish_epoch() noexcept { runtime_->epochs().enter(id_); }
+
+void worker::place(task_descriptor& task) {
+  const std::size_t position = head_ + count_;
+  buffer_slot& slot = ring_[position & ring_mask];
+  slot.task = &task;
+  ++count_;
+  switch (prefetch_mode_) {
+    case prefetch_distance::mode::off: return;
+    case prefetch_distance::mode::fixed: {
+      if (task.prefetch_address_ == nullptr || task.prefetch_.empty()) return;
+      if (position < head_ + fixed_distance_) {
+        // The slot k ahead of this task has run already: prefetch now, as early as it gets.
+        task.prefetch_.issue(task.prefetch_address_);
+        ++statistics_.prefetches;
+        return;
+      }
+      buffer_slot& carrier = ring_[(position - fixed_distance_) & ring_mask];
+      carrier.prefetch_address = task.prefetch_address_;
+      carrier.prefetch = task.prefetch_;
+      return;
+    }
+    case prefetch_distance::mode::automatic: {
+      slot.expected_cycles = expected_cycles(task.type_id_);
+      if (task.prefetch_address_ == nullptr || task.prefetch_.empty()) return;
+      place_prefetch(position, task.prefetch_address_, task.prefetch_);
+      return;
+    }
+  }
+}
+
+void worker::place_prefetch(std::size_t position, const void* address, prefetch_descriptor hint) {
+  const std::uint32_t needed = latency_cycles_[std::min<std::size_t>(hint.line_count(), latency_cycles_.size() - 1)];
+  // Walk back from the task until the tasks in between cover the prefetch's latency.
+  std::size_t carrier = position;
+  std::uint64_t covered = 0;
+  while (carrier > head_ && covered < needed) {
+    --carrier;
+    covered += ring_[carrier & ring_mask].expected_cycles;
+  }
+  // One prefetch per slot: a taken slot moves the prefetch later (less cover, but still ahead).
+  while (carrier < position && ring_[carrier & ring_mask].prefetch_address != nullptr) ++carrier;
+  if (carrier == position) {
+    hint.issue(address);
+    ++statistics_.prefetches;
+    return;
+  }
+  buffer_slot& slot = ring_[carrier & ring_mask];
+  slot.prefetch_address = address;
+  slot.prefetch = hint;
+}
+
+std::uint32_t worker::expected_cycles(std::uint16_t type_id) const noexcept {
+  constexpr std::uint32_t unmeasured = 500;  // MxTasking's default annotation, until samples arrive
+  const std::uint32_t estimate = history_[type_id & (history_types - 1)].estimate;
+  return estimate != 0 ? estimate : unmeasured;
+}
+
+// The estimate is the mean of the lower half of the recent samples: a sampled task that waited
+// for memory (a prefetch issued too late) measures the miss, not its work; letting such samples
+// in would shorten the distance and cause more such waits.
+void worker::record_cycles(std::uint16_t type_id, std::uint64_t cycles) noexcept {
+  type_history& history = history_[type_id & (history_types - 1)];
+  history.samples[history.next] = static_cast<std::uint32_t>(std::min<std::uint64_t>(cycles, UINT32_MAX));
+  history.next = static_cast<std::uint8_t>((history.next + 1) % history_length);
+  if (history.filled < history_length) ++history.filled;
+  std::array<std::uint32_t, history_length> sorted{};
+  std::copy_n(history.samples.begin(), history.filled, sorted.begin());
+  std::sort(sorted.begin(), sorted.begin() + history.filled);
+  const unsigned lower_half = std::max(1u, history.filled / 2u);
+  std::uint64_t sum = 0;
+  for (unsigned index = 0; index < lower_half; ++index) sum += sorted[index];
+  history.estimate = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(sum / lower_half));
+}
+
+void worker::idle_wait(unsigned& idle_rounds) {
+  if (idle_rounds == 0 && reclamation_ != reclamation::none) {
+    runtime_->epochs().leave(id_);
+    runtime_->epochs().maybe_advance(read_cycle_counter());
+    if (!garbage_.empty()) reclaim_garbage(false);
+  }
+  ++idle_rounds;
+  if (idle_rounds < 64) {
+    cpu_relax();
+  } else {
+    std::this_thread::yield();
+    if (reclamation_ != reclamation::none && (idle_rounds & 63) == 0) {
+      runtime_->epochs().maybe_advance(read_cycle_counter());
+      if (!garbage_.empty()) reclaim_garbage(false);
+    }
+  }
+}
+
+// ---- running one task -------------------------------------------------------------------------
+
+void worker::run(task_descriptor& task) {
+  running_ = &task;
+  ++statistics_.executed;
+  const resource_ptr object = task.object_;
+  const task_result result = object ? run_synchronized(task, object) : invoke(task);
+  if (effect_count_ != 0) run_effects(task);
+  running_ = nullptr;
+  apply(task, result);
+}
+
+task_result worker::run_synchronized(task_descriptor& task, resource_ptr object) {
+  resource& target = *object.get();
+  switch (object.protocol()) {
+    case primitive::none:
+    case primitive::batched: return invoke(task);
+    case primitive::schedule_all:
+      if (object.owner() != id_) {
+        forward(task, object.owner());
+        return task_result::keep();
+      }
+      return invoke(task);
+    case primitive::exclusive_latch: {
+      spin_guard guard(resource_access::latch(target));
+      return invoke(task);
+    }
+    case primitive::reader_writer_latch:
+      if (task.is_reader()) {
+        shared_guard guard(resource_access::latch(target));
+        return invoke(task);
+      } else {
+        exclusive_guard guard(resource_access::latch(target));
+        return invoke(task);
+      }
+    case primitive::schedule_writer:
+      if (!task.is_reader()) {
+        if (object.owner() != id_) {
+          forward(task, object.owner());
+          return task_result::keep();
+        }
+        serialized_write_guard guard(resource_access::version(target));
+        return invoke(task);
+      }
+      if (object.owner() == id_) return invoke(task);  // writers only run here: nothing to validate
+      return run_optimistic(task, target);
+    case primitive::olfit:
+      if (!task.is_reader()) {
+        latched_write_guard guard(target);
+        return invoke(task);
+      }
+      return run_optimistic(task, target);
+    case primitive::transactional: return run_transactional(task, target);
+  }
+  return invoke(task);
+}
+
+task_result worker::run_optimistic(task_descriptor& task, resource& object) {
+  // Both optimistic variants read alike: wait while a writer is inside (odd version), run,
+  // validate. They differ in how writers exclude each other (scheduling or the CAS latch).
+  const task_type_info& type = *task.type_;
+  if (!type.restorable) [[unlikely]] {
+    throw std::logic_error("braid tasks: a task type that is not trivially copyable ran as an optimistic reader; "
+                           "its descriptor cannot be restored for re-execution");
+  }
+  alignas(64) std::byte saved[max_task_bytes];
+  std::memcpy(saved, static_cast<void*>(&task), type.bytes);
+  for (;;) {
+    const std::uint64_t before = object.stable_version();
+    deferring_ = true;
+    task_result result = task_result::keep();
+    try {
+      result = invoke(task);
+    } catch (...) {
+      deferring_ = false;
+      throw;
+    }
+    deferring_ = false;
+    if (object.validate(before)) {
+      while (task_descriptor* deferred = deferred_spawns_.pop()) dispatch(*deferred);
+      return result;
+    }
+    // A writer changed the object under the read: drop what the run produced, restore, retry.
+    ++statistics_.optimistic_retries;
+    ++statistics_.executed;
+    effect_count_ = 0;
+    while (task_descriptor* deferred = deferred_spawns_.pop()) free(*deferred);
+    if (result.successor() != nullptr && result.successor() != &task) free(*result.successor());
+    std::memcpy(static_cast<void*>(&task), saved, type.bytes);
+  }
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+[[gnu::target("rtm")]] task_result worker::run_transactional(task_descriptor& task, resource& object) {
+  std::atomic<std::uint32_t>& latch = resource_access::latch(object);
+  if (hardware_transactions_supported()) {
+    constexpr int attempts = 10;
+    constexpr unsigned latch_held = 0xff;
+    for (int attempt = 0; attempt < attempts; ++attempt) {
+      const unsigned status = _xbegin();
+      if (status == _XBEGIN_STARTED) {
+        // Reading the latch puts it in the transaction's read set: a fallback writer aborts us.
+        if (latch.load(std::memory_order_relaxed) != 0) _xabort(latch_held);
+        task_result result = invoke(task);
+        _xend();
+        return result;
+      }
+      if ((status & _XABORT_EXPLICIT) != 0 && _XABORT_CODE(status) == latch_held) {
+        while (latch.load(std::memory_order_relaxed) != 0) cpu_relax();
+      } else if ((status & _XABORT_RETRY) == 0) {
+        break;
+      }
+    }
+  }
+  spin_guard guard(latch);
+  return invoke(task);
+}
+#else
+task_result worker::run_transactional(task_descriptor& task, resource& object) {
+  spin_guard guard(resource_access::latch(object));
+  return invoke(task);
+}
+#endif
+
+void worker::run_effects(task_descriptor& task) {
+  const unsigned count = effect_count_;
+  effect_count_ = 0;
+  for (unsigned index = 0; index < count; ++index) effects_[index](task, *this);
+}
+
+void worker::when_validated(effect_function effect) {
+  if (effect_count_ == max_effects) {
+    throw std::logic_error("braid tasks: more than " + std::to_string(max_effects) + " effects in one task run");
+  }
+  effects_[effect_count_++] = effect;
+}
+
+void worker::apply(task_descriptor& task, task_result result) {
+  switch (result.what()) {
+    case task_result::action::remove: free(task); return;
+    case task_result::action::keep: return;
+    case task_result::action::succeed: dispatch(*result.successor()); return;
+    case task_result::action::succeed_and_remove:
+      dispatch(*result.successor());
+      if (result.successor() != &task) free(task);
+      return;
+    case task_result::action::stop:
+      free(task);
+      runtime_->stop();
+      return;
+  }
+}
+
+void worker::forward(task_descriptor& task, std::uint16_t owner) {
+  ++statistics_.forwarded;
+  runtime_->remote_push(owner, region_, task);
+}
+
+// ---- dispatching ------------------------------------------------------------------------------
+
+void worker::dispatch(task_descriptor& task) {
+  std::uint16_t target = task.destination_;
+  if (const resource_ptr object = task.object_) {
+    const primitive protocol = object.protocol();
+    if (protocol == primitive::batched) {
+      object.as<task_squad>()->push(task, this);
+      return;
+    }
+    if (target == any_worker &&
+        (protocol == primitive::schedule_all || (protocol == primitive::schedule_writer && !task.is_reader()))) {
+      target = object.owner();
+    }
+  }
+  if (target == any_worker || target == id_) {
+    local_[static_cast<unsigned>(task.priority_)].push(task);
+    ++statistics_.dispatched_local;
+    return;
+  }
+  if (target >= runtime_->workers()) {
+    throw std::logic_error("braid tasks: task annotated with worker " + std::to_string(target) + " but the runtime has " +
+                           std::to_string(runtime_->workers()));
+  }
+  runtime_->remote_push(target, region_, task);
+  ++statistics_.dispatched_remote;
+}
+
+void worker::defer(task_descriptor& task) { deferred_spawns_.push(task); }
+
+void worker::stop() noexcept { runtime_->stop(); }
+
+void worker::flush(resource_ptr squad) { runtime_->flush(squad); }
+
+// ---- reclamation ------------------------------------------------------------------------------
+
+void worker::retire(resource* object, void (*reclaim)(resource*) noexcept) {
+  garbage_.push_back({object, runtime_->epochs().current(), reclaim});
+  ++statistics_.retired;
+}
+
+void worker::reclaim_garbage(bool everything) noexcept {
+  const std::uint64_t safe = everything ? epoch_manager::idle : runtime_->epochs().oldest_active();
+  std::size_t kept = 0;
+  for (const garbage& item : garbage_) {
+    if (everything || item.epoch < safe) {
+      item.reclaim(item.object);
+      ++statistics_.reclaimed;
+    } else {
+      garbage_[kept++] = item;
+    }
+  }
+  garbage_.resize(kept);
+}
+
+void worker::discard_pending() noexcept {
+  for (; count_ != 0; --count_, ++head_) {
+    buffer_slot& slot = ring_[head_ & ring_mask];
+    slot.prefetch_address = nullptr;
+    free(*slot.task);
+  }
+  for (auto& slot : ring_) slot.prefetch_address = nullptr;
+  for (unsigned level = 0; level < priority_count; ++level) {
+    for (unsigned source = 0; source < regions_; ++source) remote_[level * regions_ + source].take_all(local_[level]);
+    while (task_descriptor* task = local_[level].pop()) free(*task);
+  }
+}
+
+void task_squad::push(task_descriptor& task, const worker* spawner) noexcept {
+  if (spawner != nullptr && spawner->id() == owner_ && runtime::current_worker() == spawner) {
+    local_.push(task);
+  } else {
+    remote_.push(task);
+  }
+}
+
+}  // namespace braid::tasks
