@@ -75,12 +75,16 @@ TEST(OwnerAssignment, RoundRobinThatAvoidsWorkersOwningHotObjects) {
   }
 }
 
-// Records the worker each run happened on.
+// Records the worker each run happened on. The record is an effect: an optimistic reader that
+// a concurrent writer invalidates runs again, and only its validated run may count.
 struct where_task : annotated_task<where_task> {
   where_task(std::atomic<int>* runs_on, completion* done) noexcept : runs_on_worker(runs_on), finished(done) {}
   task_result execute(worker& self) {
-    runs_on_worker[self.id()].fetch_add(1);
-    finished->done(self);
+    self.when_validated([](task_descriptor& task, worker& on) {
+      auto& self_task = static_cast<where_task&>(task);
+      self_task.runs_on_worker[on.id()].fetch_add(1);
+      self_task.finished->done(on);
+    });
     return task_result::remove();
   }
   std::atomic<int>* runs_on_worker;

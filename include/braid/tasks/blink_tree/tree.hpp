@@ -208,7 +208,9 @@ coro<std::optional<blink::value_type>> blink_tree::lookup(key_type key) const {
       if (node.validate(version)) co_return std::nullopt;
       continue;
     }
-    const value_type value = (co_await fetch<M>(&leaf.values[index])).load(std::memory_order_relaxed);
+    // Named first: GCC 12 cannot deduce the type of a parenthesized co_await expression.
+    const auto& value_slot = co_await fetch<M>(&leaf.values[index]);
+    const value_type value = value_slot.load(std::memory_order_relaxed);
     if (node.validate(version)) co_return value;
   }
 }
