@@ -249,6 +249,7 @@ void emit_rows(run_context& context, const lookup_passes<Result>& passes, const 
     const double ns_per_op = measured[pass].median_ns / lookups;
     result_row row;
     row.set("structure", facts.structure)
+        .set("pass", measured[pass].name)  // which measured pass the row reports (callgrind counts)
         .set("technique", label.technique)
         .set("group", static_cast<std::int64_t>(label.group))
         .set("threads", static_cast<std::int64_t>(facts.threads))

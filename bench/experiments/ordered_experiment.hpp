@@ -202,6 +202,7 @@ inline void measure_and_emit(run_context& context, const run_description& run, c
     const double ns_per_op = m.median_ns / operations;
     result_row row;
     row.set("structure", run.structure)
+        .set("pass", m.name)  // which measured pass the row reports (callgrind counts)
         .set("technique", variants[v].technique)
         .set("group", static_cast<std::int64_t>(variants[v].group))
         .set("threads", std::int64_t{1})
