@@ -103,6 +103,7 @@ void run_node_size(run_context& context, std::size_t size, const std::vector<std
                                                          [&](std::uint64_t key) { return tree.template lookup<interleaved>(key); });
     run.lines_per_operation = tree_type::fetches_whole_nodes ? suspensions * static_cast<double>(NodeBytes / cache_line_bytes)
                                                              : suspensions;
+    run.descent_node_bytes = NodeBytes;
     run.extra = shared_fields;
     run.extra.emplace_back("operation", "lookup");
     context.progress("measuring lookups, " + std::to_string(NodeBytes) + "-byte nodes");

@@ -110,6 +110,7 @@ void run_bst(run_context& context) {
     run.lines_per_operation = suspensions_per_operation(
         lookup_span.first(std::min<std::size_t>(lookups.size(), 20'000)),
         [&](std::uint64_t key) { return tree.lookup<interleaved>(key); });
+    run.descent_node_bytes = tree.memory_bytes() / std::max<std::size_t>(tree.size(), 1);
     run.extra = {{"nodes", static_cast<std::int64_t>(tree.size())},
                  {"average_depth", depths.average_depth},
                  {"max_depth", static_cast<std::int64_t>(depths.max_depth)},

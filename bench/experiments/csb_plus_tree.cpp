@@ -84,6 +84,7 @@ void run_node_size(run_context& context, std::size_t size, const std::vector<std
       static_cast<double>(NodeBytes / cache_line_bytes) *
       suspensions_per_operation(lookup_span.first(std::min<std::size_t>(lookups.size(), 20'000)),
                                 [&](std::uint64_t key) { return tree.template lookup<interleaved>(key); });
+  run.descent_node_bytes = NodeBytes;
   run.extra = {{"node_bytes", static_cast<std::int64_t>(NodeBytes)},
                {"levels", static_cast<std::int64_t>(tree.levels())},
                {"entries", static_cast<std::int64_t>(tree.size())},
@@ -142,6 +143,7 @@ void run_over_codes(run_context& context, std::size_t size, const std::vector<st
   run.repetitions = repetitions;
   run.lines_per_operation = suspensions_per_operation(lookup_span.first(std::min<std::size_t>(lookups.size(), 20'000)),
                                                       [&](std::uint64_t key) { return tree.lookup<interleaved>(key); });
+  run.descent_node_bytes = 64;
   run.extra = {{"node_bytes", std::int64_t{64}},
                {"levels", static_cast<std::int64_t>(tree.levels())},
                {"entries", static_cast<std::int64_t>(tree.size())},

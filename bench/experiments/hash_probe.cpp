@@ -87,7 +87,8 @@ void measure_policy(run_context& context, const table_type& table, const std::st
     double nodes = 0;
     for (std::uint32_t key : probes) nodes += static_cast<double>(table.nodes_visited(key));
     const bool bucket_array_misses = table.bucket_count() * sizeof(void*) > lookup_bench::last_level_cache_bytes();
-    facts.dram_lines_per_op = nodes / static_cast<double>(probes.size()) + (bucket_array_misses ? 1.0 : 0.0);
+    facts.dram_lines_per_op = (nodes / static_cast<double>(probes.size()) + (bucket_array_misses ? 1.0 : 0.0)) *
+                              lookup_bench::uniform_miss_share(table.memory_bytes());
   }
   context.progress(structure + ": measuring " + std::to_string(passes.labels().size()) + " passes");
   const auto measured = passes.measure(repetitions, context);

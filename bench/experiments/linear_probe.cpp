@@ -101,7 +101,7 @@ void run_linear_probe(run_context& context) {
       if (lookup_bench::dram_resident(table.memory_bytes())) {
         double lines = 0;
         for (std::uint64_t key : probes) lines += static_cast<double>(table.lines_visited(key));
-        facts.dram_lines_per_op = lines / static_cast<double>(lookups);
+        facts.dram_lines_per_op = lines / static_cast<double>(lookups) * lookup_bench::uniform_miss_share(table.memory_bytes());
       }
       for (unsigned threads : thread_counts) {
         const auto runner = lookup_bench::runner_for(threads);

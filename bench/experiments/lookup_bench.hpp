@@ -66,6 +66,12 @@ inline std::size_t last_level_cache_bytes() {
 // fraction.
 inline bool dram_resident(std::size_t bytes) { return bytes >= 4 * last_level_cache_bytes(); }
 
+// The share of uniformly random line accesses over `bytes` of data that miss the last-level
+// cache once it is warm: the cache holds LLC / bytes of the lines.
+inline double uniform_miss_share(std::size_t bytes) {
+  return 1.0 - std::min(1.0, static_cast<double>(last_level_cache_bytes()) / static_cast<double>(bytes));
+}
+
 // An order-sensitive checksum of a pass's results.
 template <class Result>
 std::uint64_t checksum_of(std::span<const Result> results) {

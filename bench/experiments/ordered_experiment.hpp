@@ -8,6 +8,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -22,6 +23,7 @@
 #include "braid/core/operation.hpp"
 #include "experiment.hpp"
 #include "measure.hpp"
+#include "results.hpp"
 #include "roofline.hpp"
 #include "workloads.hpp"
 
@@ -169,10 +171,26 @@ struct run_description {
   std::string structure;
   std::size_t size_bytes = 0;
   std::size_t operations = 0;
-  double lines_per_operation = 0;  // cache lines a lookup fetches (for roofline_fraction)
+  double lines_per_operation = 0;  // cache lines a lookup touches
+  // Nonzero when the lines are a root-to-leaf descent over nodes of this size: the top levels
+  // then stay in the last-level cache and only the rest count as DRAM lines (see below).
+  std::size_t descent_node_bytes = 0;
   unsigned repetitions = 5;
   std::vector<std::pair<std::string, field_value>> extra;  // fields every row carries
 };
+
+// The share of a descent's lines that come from DRAM, for roofline_fraction. A lookup in a tree
+// (or skip list) of n nodes touches c·ln n nodes; under uniform lookups the hottest nodes are
+// the top ones, and the K = LLC / node_bytes of them that fit in the last-level cache stay
+// there, covering c·ln K of the path. So 1 - ln K / ln n of the touched lines miss. Counting
+// every touched line as a miss would overstate the fetch rate (roofline fractions above 1).
+inline double dram_share_of_descent(std::size_t size_bytes, std::size_t node_bytes) {
+  const std::size_t cache = last_level_cache_bytes() != 0 ? last_level_cache_bytes() : std::size_t{32} << 20;
+  const double cached_nodes = static_cast<double>(cache) / static_cast<double>(node_bytes);
+  const double nodes = static_cast<double>(size_bytes) / static_cast<double>(node_bytes);
+  if (nodes <= cached_nodes) return 0.0;
+  return 1.0 - std::log(cached_nodes) / std::log(nodes);
+}
 
 // Measures every variant interleaved, checks they agree, and emits one row each.
 inline void measure_and_emit(run_context& context, const run_description& run, const std::vector<variant>& variants) {
@@ -197,6 +215,9 @@ inline void measure_and_emit(run_context& context, const run_description& run, c
   }
   const memory_profile& profile = measured_memory_profile(context);
   const double operations = static_cast<double>(run.operations);
+  const double dram_lines = run.descent_node_bytes == 0
+                                ? run.lines_per_operation
+                                : run.lines_per_operation * dram_share_of_descent(run.size_bytes, run.descent_node_bytes);
   for (std::size_t v = 0; v < variants.size(); ++v) {
     const measurement& m = measurements[v];
     const double ns_per_op = m.median_ns / operations;
@@ -211,7 +232,8 @@ inline void measure_and_emit(run_context& context, const run_description& run, c
         .set("ns_per_op", ns_per_op)
         .set("mops", operations / m.median_ns * 1e3)
         .set("speedup_vs_naive", baseline_ns / m.median_ns)
-        .set("roofline_fraction", roofline_fraction(run.lines_per_operation, ns_per_op, profile))
+        .set("roofline_fraction", roofline_fraction(dram_lines, ns_per_op, profile))
+        .set("dram_lines_per_op", dram_lines)
         .set("cycles_per_op", m.median_cycles / operations)
         .set("lines_per_op", run.lines_per_operation)
         .set("naive_baseline", baseline);

@@ -132,6 +132,7 @@ void run_skip_list(run_context& context) {
       run.lines_per_operation = suspensions_per_operation(
           lookup_span.first(std::min<std::size_t>(lookups.size(), 20'000)),
           [&](std::uint64_t key) { return list.lookup<interleaved>(key); });
+      run.descent_node_bytes = static_cast<std::size_t>(expected_node_bytes());
       run.extra = shared_fields;
       run.extra.emplace_back("operation", "lookup");
       context.progress("measuring lookups");
