@@ -232,11 +232,16 @@ inline void measure_and_emit(run_context& context, const run_description& run, c
         .set("ns_per_op", ns_per_op)
         .set("mops", operations / m.median_ns * 1e3)
         .set("speedup_vs_naive", baseline_ns / m.median_ns)
-        .set("roofline_fraction", roofline_fraction(dram_lines, ns_per_op, profile))
-        .set("dram_lines_per_op", dram_lines)
         .set("cycles_per_op", m.median_cycles / operations)
-        .set("lines_per_op", run.lines_per_operation)
         .set("naive_baseline", baseline);
+    // A peer (std::map, absl::btree_map) is another structure with other lines: the line
+    // counts, and so the roofline fraction, describe braid's structure only.
+    const std::string& technique = variants[v].technique;
+    if (!technique.starts_with("std-") && !technique.starts_with("absl-")) {
+      row.set("roofline_fraction", roofline_fraction(dram_lines, ns_per_op, profile))
+          .set("dram_lines_per_op", dram_lines)
+          .set("lines_per_op", run.lines_per_operation);
+    }
     for (const auto& [name, value] : run.extra) row.set(name, value);
     for (const auto& [name, value] : variants[v].extra) row.set(name, value);
     context.emit(std::move(row));
