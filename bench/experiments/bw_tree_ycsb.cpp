@@ -15,7 +15,8 @@
 // worker counts (1,2), --group the sweep, --dist one distribution (default: Zipfian and
 // uniform), --pages the index's pages. Rows carry `lines_per_op`: the lines a get fetches one
 // by one (the coroutine's suspensions: mapping slots, records, binary-search probes, values),
-// and `speedup_vs_amac`.
+// `dram_lines_per_op` (those of the levels larger than the last-level cache, the roofline's
+// numerator) and `speedup_vs_amac`.
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -38,6 +39,8 @@ using tree_type = bw_tree<std::uint64_t, std::uint64_t>;
 
 // Bytes per record of a tree filled by random upserts, with headroom.
 constexpr std::size_t bytes_per_record_estimate = 48;
+// Children per inner page after random inserts: 64-way pages about 70 % full.
+constexpr double average_fanout = 45;
 
 // An update as an operation of the coroutine pass: applied at launch, finished at once.
 coro<std::optional<std::uint64_t>> upsert_at_launch(tree_type& tree, std::uint64_t key) {
@@ -127,77 +130,50 @@ class bw_tree_passes {
 };
 
 void run_bw_tree_ycsb(run_context& context) {
-  const bool quick = context.quick();
-  const std::size_t records = context.keys_or(quick ? 100'000 : 20'000'000);
-  const std::size_t operations = quick ? 50'000 : 2'000'000;
-  const std::vector<unsigned> thread_list = thread_counts(context, {1, 2});
-  const std::vector<std::size_t> groups =
-      context.groups_or(quick ? std::vector<std::size_t>{4, 12} : std::vector<std::size_t>{4, 8, 12, 16, 24});
-  const unsigned repetitions = context.repetitions_or(quick ? 2 : 3);
-  const page_size pages = context.pages_or(page_size::huge_2m);
-  context.require_memory(records * (bytes_per_record_estimate + sizeof(std::uint64_t)) + operations * 16,
-                         "the Bw-tree and its workload");
-
-  unsigned most_threads = 1;
-  for (unsigned threads : thread_list) most_threads = std::max(most_threads, threads);
-
+  const run_settings settings =
+      settings_of(context, {4, 8, 12, 16, 24}, {4, 12}, bytes_per_record_estimate, "the Bw-tree and its workload");
   for (const key_distribution& distribution : distributions_of(context)) {
     context.progress("generating " + distribution.describe() + " operations");
-    const workload stream = make_workload(records, operations, distribution, context.seed());
+    const workload stream = make_workload(settings.records, settings.operations, distribution, context.seed());
     context.note("workload " + distribution.describe(), stream.description);
 
-    tree_type tree(pages);
+    tree_type tree(settings.pages);
     {
-      thread_runner loader(most_threads);
-      context.progress("loading " + std::to_string(records) + " records");
+      thread_runner loader(settings.most_threads);
+      context.progress("loading " + std::to_string(settings.records) + " records");
       load(loader, stream.records, [&](std::uint64_t key) { tree.upsert(key, value_of(key)); });
     }
     bw_tree_passes passes(tree, stream.operations);
-    const std::uint64_t expected = expected_checksum(stream.operations);
 
     run_facts facts{.structure = "bw-tree",
                     .distribution = distribution.describe(),
-                    .pages = to_string(pages),
+                    .pages = to_string(settings.pages),
                     .size_bytes = tree.memory_bytes(),
-                    .records = records,
-                    .operations = operations,
+                    .records = settings.records,
+                    .operations = settings.operations,
                     .lines_per_op = passes.lines_per_get(20'000)};
+    facts.dram_lines_per_op = facts.lines_per_op * dram_share_of_lines(facts.size_bytes, average_fanout, tree.height());
     facts.extra = {{"updates", static_cast<std::int64_t>(stream.updates)},
                    {"height", static_cast<std::int64_t>(tree.height())},
                    {"frame_bytes", static_cast<std::int64_t>(passes.frame_bytes())}};
-
-    for (unsigned threads : thread_list) {
-      worker_team team(threads);
-      std::vector<pass> labels;
-      std::vector<technique_run> runs;
-      if (context.selected("naive")) {
-        labels.push_back({"naive", 0});
-        runs.push_back(team.technique("naive", operations, [&](std::size_t b, std::size_t e) { return passes.naive(b, e); }));
-      }
-      for (std::size_t group : groups) {
-        for (const char* name : {"coro", "gp", "amac"}) {
-          const pass label{name, group};
-          if (!context.selected(label.technique)) continue;
-          labels.push_back(label);
-          const std::string technique = label.technique;
-          runs.push_back(team.technique(label.label(), operations, [&passes, group, technique](std::size_t b, std::size_t e) {
-            if (technique == "coro") return passes.coroutine(b, e, group);
-            if (technique == "gp") return passes.group_prefetching(b, e, group);
-            return passes.amac(b, e, group);
-          }));
-        }
-      }
-      if (runs.empty()) return;
-      facts.threads = threads;
-      context.progress(distribution.describe() + ", " + std::to_string(threads) + " threads: " +
-                       std::to_string(runs.size()) + " passes");
-      measure_and_emit(context, facts, labels, runs, expected, repetitions, "amac");
-    }
+    measure_thread_counts(
+        context, settings, facts, {"coro", "gp", "amac"},
+        [&passes](const std::string& technique, std::size_t group) -> std::function<std::uint64_t(std::size_t, std::size_t)> {
+          if (technique == "naive") return [&passes](std::size_t b, std::size_t e) { return passes.naive(b, e); };
+          if (technique == "coro") {
+            return [&passes, group](std::size_t b, std::size_t e) { return passes.coroutine(b, e, group); };
+          }
+          if (technique == "gp") {
+            return [&passes, group](std::size_t b, std::size_t e) { return passes.group_prefetching(b, e, group); };
+          }
+          return [&passes, group](std::size_t b, std::size_t e) { return passes.amac(b, e, group); };
+        },
+        expected_checksum(stream.operations), "amac");
     const auto statistics = tree.statistics();
     context.note("bw-tree " + distribution.describe(),
-                 std::to_string(records) + " records, " + std::to_string(tree.memory_bytes() >> 20) + " MiB, height " +
-                     std::to_string(tree.height()) + ", " + std::to_string(statistics.pages) + " pages, " +
-                     std::to_string(statistics.consolidations) + " consolidations");
+                 std::to_string(settings.records) + " records, " + std::to_string(tree.memory_bytes() >> 20) +
+                     " MiB, height " + std::to_string(tree.height()) + ", " + std::to_string(statistics.pages) +
+                     " pages, " + std::to_string(statistics.consolidations) + " consolidations");
   }
 }
 

@@ -17,7 +17,9 @@
 // technique returned exactly the value stored for its key.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -28,6 +30,7 @@
 #include "lookup_bench.hpp"
 #include "measure.hpp"
 #include "roofline.hpp"
+#include "threads.hpp"
 #include "workloads.hpp"
 
 namespace braid::bench::index_ycsb {
@@ -91,6 +94,20 @@ void load(thread_runner& runner, std::span<const std::uint64_t> records, Put put
   });
 }
 
+// The share of a get's lines that come from DRAM, for a tree of `height` levels occupying
+// `tree_bytes`: a geometric model of the levels (the leaves hold (1 - 1/fanout) of the bytes,
+// each level above 1/fanout of the one below); a level larger than the last-level cache
+// misses, a smaller one is taken as cached. An estimate for the roofline fraction, which
+// the upper levels' cache hits would otherwise inflate above 1.
+inline double dram_share_of_lines(std::size_t tree_bytes, double fanout, std::size_t height) {
+  if (height == 0) return 0;
+  const double cache = static_cast<double>(lookup_bench::last_level_cache_bytes());
+  double level_bytes = static_cast<double>(tree_bytes) * (1 - 1 / fanout);
+  std::size_t missing_levels = 0;
+  for (std::size_t level = 0; level < height && level_bytes > cache; ++level, level_bytes /= fanout) ++missing_levels;
+  return static_cast<double>(missing_levels) / static_cast<double>(height);
+}
+
 // One timed pass: a technique at a group size (0: one operation at a time).
 struct pass {
   std::string technique;
@@ -107,7 +124,8 @@ struct run_facts {
   std::size_t size_bytes = 0;
   std::size_t records = 0;
   std::size_t operations = 0;
-  double lines_per_op = 0;  // cache lines a get fetches (suspensions x lines per fetch)
+  double lines_per_op = 0;       // cache lines a get fetches (suspensions x lines per fetch)
+  double dram_lines_per_op = 0;  // of those, the ones below the levels the last-level cache holds
   std::vector<std::pair<std::string, field_value>> extra;
 };
 
@@ -154,12 +172,68 @@ inline void measure_and_emit(run_context& context, const run_facts& facts, const
         .set("lines_per_op", facts.lines_per_op);
     if (naive_ns > 0) row.set("speedup_vs_naive", naive_ns / measured[i].median_ns);
     if (reference_ns > 0) row.set("speedup_vs_" + reference, reference_ns / measured[i].median_ns);
-    // Per thread: each worker's line rate against the one-core peak of the memory probe.
-    if (profile != nullptr) {
-      row.set("roofline_fraction", roofline_fraction(facts.lines_per_op, ns_per_op * facts.threads, *profile));
+    // Per thread: each worker's DRAM line rate against the one-core peak of the memory probe.
+    if (profile != nullptr && facts.dram_lines_per_op > 0) {
+      row.set("dram_lines_per_op", facts.dram_lines_per_op)
+          .set("roofline_fraction", roofline_fraction(facts.dram_lines_per_op, ns_per_op * facts.threads, *profile));
     }
     for (const auto& [name, value] : facts.extra) row.set(name, value);
     context.emit(std::move(row));
+  }
+}
+
+// A run's parameters: the options, else the experiment's defaults (records 20 M, 2 M
+// operations per pass, 1 and 2 threads; --quick: 100 k records, 50 k operations).
+struct run_settings {
+  std::size_t records = 0;
+  std::size_t operations = 0;
+  std::vector<unsigned> thread_list;
+  unsigned most_threads = 1;
+  std::vector<std::size_t> groups;
+  unsigned repetitions = 3;
+  page_size pages = page_size::huge_2m;
+};
+
+inline run_settings settings_of(const run_context& context, std::vector<std::size_t> full_groups,
+                                std::vector<std::size_t> quick_groups, std::size_t bytes_per_record,
+                                const std::string& what) {
+  const bool quick = context.quick();
+  run_settings settings;
+  settings.records = context.keys_or(quick ? 100'000 : 20'000'000);
+  settings.operations = quick ? 50'000 : 2'000'000;
+  settings.thread_list = thread_counts(context, {1, 2});
+  for (unsigned threads : settings.thread_list) settings.most_threads = std::max(settings.most_threads, threads);
+  settings.groups = context.groups_or(quick ? std::move(quick_groups) : std::move(full_groups));
+  settings.repetitions = context.repetitions_or(quick ? 2 : 3);
+  settings.pages = context.pages_or(page_size::huge_2m);
+  context.require_memory(settings.records * (bytes_per_record + sizeof(std::uint64_t)) + settings.operations * 24, what);
+  return settings;
+}
+
+// For every thread count: the `naive` pass and every selected (technique, group) pass, each a
+// chunk function from chunk_pass(technique, group) (group 0 for naive), measured interleaved.
+template <class ChunkPass>
+void measure_thread_counts(run_context& context, const run_settings& settings, run_facts facts,
+                           const std::vector<std::string>& interleaved_techniques, ChunkPass chunk_pass,
+                           std::uint64_t expected, const std::string& reference) {
+  for (unsigned threads : settings.thread_list) {
+    worker_team team(threads);
+    std::vector<pass> labels;
+    std::vector<technique_run> runs;
+    if (context.selected("naive")) labels.push_back({"naive", 0});
+    for (std::size_t group : settings.groups) {
+      for (const std::string& technique : interleaved_techniques) {
+        if (context.selected(technique)) labels.push_back({technique, group});
+      }
+    }
+    if (labels.empty()) return;
+    for (const pass& label : labels) {
+      runs.push_back(team.technique(label.label(), settings.operations, chunk_pass(label.technique, label.group)));
+    }
+    facts.threads = threads;
+    context.progress(facts.distribution + ", " + std::to_string(threads) + " threads: " + std::to_string(runs.size()) +
+                     " passes");
+    measure_and_emit(context, facts, labels, runs, expected, settings.repetitions, reference);
   }
 }
 

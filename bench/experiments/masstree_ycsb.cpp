@@ -14,9 +14,10 @@
 //
 // Options: --keys is the record count (default 20 M), --threads the worker counts (1,2),
 // --group the sweep, --dist one distribution (default: Zipfian and uniform), --pages the
-// index's pages. Rows carry `lines_per_op` (node prefetches per get x 4 lines; the upper
-// levels are cache hits, so this overstates DRAM lines) and `frame_bytes` (frame-pool bytes a
-// get in flight holds: the chain of task frames, or the one flat frame).
+// index's pages. Rows carry `lines_per_op` (node prefetches per get x 4 lines, cache hits of
+// the upper levels included), `dram_lines_per_op` (the lines of the levels larger than the
+// last-level cache, the roofline's numerator) and `frame_bytes_nested` / `frame_bytes_flat`
+// (frame-pool bytes a get in flight holds: the chain of task frames, or the one flat frame).
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -46,6 +47,8 @@ std::string_view key_view(const std::uint64_t& big_endian_key) noexcept {
 
 // Bytes a tree of `records` random inserts occupies (about 30 per key; 40 with headroom).
 constexpr std::size_t bytes_per_record_estimate = 40;
+// Children per node after random inserts: 15-way nodes about 70 % full.
+constexpr double average_fanout = 10;
 
 class masstree_passes {
  public:
@@ -118,75 +121,50 @@ class masstree_passes {
 };
 
 void run_masstree_ycsb(run_context& context) {
-  const bool quick = context.quick();
-  const std::size_t records = context.keys_or(quick ? 100'000 : 20'000'000);
-  const std::size_t operations = quick ? 50'000 : 2'000'000;
-  const std::vector<unsigned> thread_list = thread_counts(context, {1, 2});
-  const std::vector<std::size_t> groups =
-      context.groups_or(quick ? std::vector<std::size_t>{8, 32} : std::vector<std::size_t>{4, 8, 16, 32, 48});
-  const unsigned repetitions = context.repetitions_or(quick ? 2 : 3);
-  const page_size pages = context.pages_or(page_size::huge_2m);
-  context.require_memory(records * (bytes_per_record_estimate + sizeof(std::uint64_t)) + operations * 24,
-                         "the Masstree index and its workload");
-
-  unsigned most_threads = 1;
-  for (unsigned threads : thread_list) most_threads = std::max(most_threads, threads);
-
+  const run_settings settings =
+      settings_of(context, {4, 8, 16, 32, 48}, {8, 32}, bytes_per_record_estimate, "the Masstree index and its workload");
   for (const key_distribution& distribution : distributions_of(context)) {
     context.progress("generating " + distribution.describe() + " operations");
-    const workload stream = make_workload(records, operations, distribution, context.seed());
+    const workload stream = make_workload(settings.records, settings.operations, distribution, context.seed());
     context.note("workload " + distribution.describe(), stream.description);
 
-    tree_type tree(pages);
+    tree_type tree(settings.pages);
     {
-      thread_runner loader(most_threads);
-      context.progress("loading " + std::to_string(records) + " records");
+      thread_runner loader(settings.most_threads);
+      context.progress("loading " + std::to_string(settings.records) + " records");
       load(loader, stream.records, [&](std::uint64_t key) {
         const std::uint64_t bytes = big_endian(key);
         tree.put(key_view(bytes), value_of(key));
       });
     }
     masstree_passes passes(tree, stream.operations);
-    const std::uint64_t expected = expected_checksum(stream.operations);
 
     run_facts facts{.structure = "masstree",
                     .distribution = distribution.describe(),
-                    .pages = to_string(pages),
+                    .pages = to_string(settings.pages),
                     .size_bytes = tree.memory_bytes(),
-                    .records = records,
-                    .operations = operations};
-    facts.lines_per_op = passes.suspensions_per_get(20'000) * (detail::masstree::prefetched_bytes / 64);
+                    .records = settings.records,
+                    .operations = settings.operations};
+    const double node_visits = passes.suspensions_per_get(20'000);
+    facts.lines_per_op = node_visits * (detail::masstree::prefetched_bytes / 64);
+    facts.dram_lines_per_op = facts.lines_per_op * dram_share_of_lines(facts.size_bytes, average_fanout,
+                                                                       static_cast<std::size_t>(node_visits + 0.5));
     facts.extra = {{"updates", static_cast<std::int64_t>(stream.updates)},
                    {"frame_bytes_nested", static_cast<std::int64_t>(passes.frame_bytes<true>())},
                    {"frame_bytes_flat", static_cast<std::int64_t>(passes.frame_bytes<false>())}};
-
-    for (unsigned threads : thread_list) {
-      worker_team team(threads);
-      std::vector<pass> labels;
-      std::vector<technique_run> runs;
-      if (context.selected("naive")) {
-        labels.push_back({"naive", 0});
-        runs.push_back(team.technique("naive", operations, [&](std::size_t b, std::size_t e) { return passes.naive(b, e); }));
-      }
-      for (std::size_t group : groups) {
-        for (const bool nested : {true, false}) {
-          const pass label{nested ? "nested" : "flat", group};
-          if (!context.selected(label.technique)) continue;
-          labels.push_back(label);
-          runs.push_back(team.technique(label.label(), operations, [&passes, group, nested](std::size_t b, std::size_t e) {
-            return nested ? passes.interleaved_pass<true>(b, e, group) : passes.interleaved_pass<false>(b, e, group);
-          }));
-        }
-      }
-      if (runs.empty()) return;
-      facts.threads = threads;
-      context.progress(distribution.describe() + ", " + std::to_string(threads) + " threads: " +
-                       std::to_string(runs.size()) + " passes");
-      measure_and_emit(context, facts, labels, runs, expected, repetitions, "flat");
-    }
+    measure_thread_counts(
+        context, settings, facts, {"nested", "flat"},
+        [&passes](const std::string& technique, std::size_t group) -> std::function<std::uint64_t(std::size_t, std::size_t)> {
+          if (technique == "naive") return [&passes](std::size_t b, std::size_t e) { return passes.naive(b, e); };
+          if (technique == "nested") {
+            return [&passes, group](std::size_t b, std::size_t e) { return passes.interleaved_pass<true>(b, e, group); };
+          }
+          return [&passes, group](std::size_t b, std::size_t e) { return passes.interleaved_pass<false>(b, e, group); };
+        },
+        expected_checksum(stream.operations), "flat");
     context.note("masstree " + distribution.describe(),
-                 std::to_string(records) + " records, " + std::to_string(tree.memory_bytes() >> 20) + " MiB, " +
-                     std::to_string(facts.lines_per_op / 4) + " node prefetches per get");
+                 std::to_string(settings.records) + " records, " + std::to_string(tree.memory_bytes() >> 20) + " MiB, " +
+                     std::to_string(node_visits) + " node prefetches per get");
   }
 }
 
