@@ -213,7 +213,7 @@ const figure_registration masstree_fig11{figure{
                .paper_low = 1 / 1.17,
                .paper_high = 1 / 1.17,
                .shape = shape_rule::same_side_of(1),
-               .caveat = "CoroBase measured 5-level nesting in an engine; Masstree's get nests 4 task levels"}},
+               .caveat = "CoroBase measured 5-level nesting in an engine; Masstree's get nests 3 task levels"}},
     .model = {},
 }};
 
