@@ -233,11 +233,14 @@ const figure_registration bw_tree_fig13{figure{
     .model = {},
 }};
 
+// 10 M records instead of the figure's 20 M, one group size and two repetitions: loading the
+// tree and its 2 M-operation passes fit the budget.
 const headline_registration bw_tree_headline{headline_entry{
     .name = "bw-tree (95/5)",
     .figure = "fig13-bw-tree-groups",
     .panels = {{.label = "uniform",
-                .arguments = {"--keys", "10000000", "--dist", "uniform", "--group", "8,16", "--threads", "1"},
+                .arguments = {"--keys", "10000000", "--dist", "uniform", "--group", "16", "--threads", "1",
+                              "--repetitions", "2"},
                 .quick_arguments = {"--keys", "100000", "--dist", "uniform", "--group", "8", "--threads", "1"}}},
     .budget_seconds = 50,
     .summarize = compare_with_naive_and_peers("naive", {}),
