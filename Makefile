@@ -5,14 +5,15 @@
 # test-gcc (second compiler), callgrind (the braid-bench build valgrind can run, for
 # `--callgrind` instruction counts), bench-smoke (every experiment and the headline in seconds),
 # ci (all of them, what .ci/run calls), fuzz (every libFuzzer target of tests/fuzz for
-# FUZZ_SECONDS each), clean.
+# FUZZ_SECONDS each), fuzz-smoke (the same for FUZZ_SMOKE_SECONDS each, in CI), clean.
 
 JOBS ?= $(shell nproc)
 BENCH := build/release/bench/braid-bench
 RESULTS ?= results
 FUZZ_SECONDS ?= 60
+FUZZ_SMOKE_SECONDS ?= 20
 
-.PHONY: test bench bootstrap build test-asan test-tsan test-gcc callgrind bench-smoke ci fuzz clean
+.PHONY: test bench bootstrap build test-asan test-tsan test-gcc callgrind bench-smoke ci fuzz fuzz-smoke clean
 
 bootstrap:
 	@tools/bootstrap.sh
@@ -50,7 +51,7 @@ test-gcc: bootstrap
 	cmake --build --preset release-gcc -j $(JOBS)
 	ctest --preset release-gcc -j $(JOBS)
 
-ci: test bench-smoke test-asan test-gcc test-tsan
+ci: test bench-smoke test-asan test-gcc test-tsan fuzz-smoke
 
 # Clang + libFuzzer + ASan + UBSan; each target's corpus is kept in build/fuzz/corpus/.
 fuzz: bootstrap
@@ -63,6 +64,9 @@ fuzz: bootstrap
 	  echo "fuzz: $$fuzzer for $(FUZZ_SECONDS) s"; \
 	  $$fuzzer -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $$corpus || exit 1; \
 	done
+
+fuzz-smoke:
+	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS)
 
 clean:
 	rm -rf build
