@@ -89,6 +89,10 @@ struct paper_number {
   double paper_high = 0;
   shape_rule shape;
   std::string caveat;       // what differs in the conditions ("28 threads in the paper")
+  // Compare with the rows of the analytical model (predicted_group, predicted_speedup_max,
+  // measured_best_group ...; model_request below) instead of the measured rows: for the
+  // papers' own model estimates.
+  bool of_model = false;
 };
 
 // The statistic of `field` over the rows matching `where` (at_best: `field` of the matching row

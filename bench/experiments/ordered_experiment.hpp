@@ -101,10 +101,10 @@ struct counting_operation {
 };
 
 // Average suspensions per operation of make_operation(key) over `keys`, run interleaved.
-template <class MakeOperation>
-double suspensions_per_operation(std::span<const std::uint64_t> keys, MakeOperation make_operation) {
+template <class Key, class MakeOperation>
+double suspensions_per_operation(std::span<const Key> keys, MakeOperation make_operation) {
   std::size_t resumptions = 0;
-  using Op = std::invoke_result_t<MakeOperation&, std::uint64_t>;
+  using Op = std::invoke_result_t<MakeOperation&, const Key&>;
   interleaved_scheduler{16}.run(
       keys.size(), [&](std::size_t i) { return counting_operation<Op>{make_operation(keys[i]), &resumptions}; },
       [](std::size_t, auto&&) {});
