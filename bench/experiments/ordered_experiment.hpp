@@ -169,7 +169,7 @@ struct run_description {
   std::string structure;
   std::size_t size_bytes = 0;
   std::size_t operations = 0;
-  double lines_per_operation = 0;  // cache lines a lookup fetches (for roofline_fraction)
+  double lines_per_operation = 0;  // cache lines a lookup fetches (roofline_fraction, DRAM-resident runs)
   unsigned repetitions = 5;
   std::vector<std::pair<std::string, field_value>> extra;  // fields every row carries
 };
@@ -195,7 +195,8 @@ inline void measure_and_emit(run_context& context, const run_description& run, c
       baseline = variants[v].label();
     }
   }
-  const memory_profile& profile = measured_memory_profile(context);
+  // Roofline fractions only where the data lives in DRAM (the row's residency).
+  const memory_profile* profile = residency_of(run.size_bytes) == "dram" ? &measured_memory_profile(context) : nullptr;
   const double operations = static_cast<double>(run.operations);
   for (std::size_t v = 0; v < variants.size(); ++v) {
     const measurement& m = measurements[v];
@@ -209,9 +210,9 @@ inline void measure_and_emit(run_context& context, const run_description& run, c
         .set("ops", static_cast<std::int64_t>(run.operations))
         .set("ns_per_op", ns_per_op)
         .set("mops", operations / m.median_ns * 1e3)
-        .set("speedup_vs_naive", baseline_ns / m.median_ns)
-        .set("roofline_fraction", roofline_fraction(run.lines_per_operation, ns_per_op, profile))
-        .set("cycles_per_op", m.median_cycles / operations)
+        .set("speedup_vs_naive", baseline_ns / m.median_ns);
+    if (profile != nullptr) row.set("roofline_fraction", roofline_fraction(run.lines_per_operation, ns_per_op, *profile));
+    row.set("cycles_per_op", m.median_cycles / operations)
         .set("lines_per_op", run.lines_per_operation)
         .set("naive_baseline", baseline);
     for (const auto& [name, value] : run.extra) row.set(name, value);
