@@ -95,6 +95,11 @@ struct paper_number {
   bool of_model = false;
 };
 
+// A paper number whose ours is `computed` of `field` over the rows matching `where`, with the
+// paper's value (or range) low..high: the common case, without a ratio or the model's rows.
+paper_number paper_claim(std::string source, std::string claim, row_filter where, statistic computed, double low,
+                         double high, shape_rule shape, std::string caveat, std::string field = "speedup_vs_naive");
+
 // The statistic of `field` over the rows matching `where` (at_best: `field` of the matching row
 // with the largest `best_by`); nullopt when no matching row has the fields. A range's ends are
 // low and high; the other statistics give low == high.

@@ -254,20 +254,6 @@ const registration binary_search{experiment{
 constexpr const char* int_keys = "sorted-array-int32";
 constexpr const char* string_keys = "sorted-array-string15";
 
-// A paper number about speedup_vs_naive (or another field) over the rows of a filter.
-paper_number speedup_claim(std::string source, std::string claim, row_filter where, statistic computed, double low,
-                           double high, shape_rule shape, std::string caveat, std::string field = "speedup_vs_naive") {
-  return {.source = std::move(source),
-          .claim = std::move(claim),
-          .where = std::move(where),
-          .field = std::move(field),
-          .computed = computed,
-          .paper_low = low,
-          .paper_high = high,
-          .shape = shape,
-          .caveat = std::move(caveat)};
-}
-
 const std::string killer_caveat = "paper: Clang 6, Broadwell Xeon, 4-byte keys; ours: int32 keys on this machine";
 
 std::vector<std::string> quick(std::vector<std::string> arguments) {
@@ -294,34 +280,34 @@ const figure_registration groups_figure{figure{
                 .quick_arguments = quick({"--size", "16MiB", "--group", "1,8", "--dist", "zipf:0.99"})}},
     .axes = {.x = "group", .y = "mops", .series = {"structure", "technique"}, .log_y = true,
              .y_label = "million searches per second"},
-    .paper = {speedup_claim("Killer Nanoseconds Fig. 6a (Clang, 0.5 MB uniform, 1 thread)", "naive up to 1.4x faster than GP",
+    .paper = {paper_claim("Killer Nanoseconds Fig. 6a (Clang, 0.5 MB uniform, 1 thread)", "naive up to 1.4x faster than GP",
                             {{"panel", "0.5 MiB uniform"}, {"structure", int_keys}, {"technique", "gp"}}, statistic::minimum,
                             1 / 1.4, 1 / 1.4, shape_rule::same_side_of(1), killer_caveat),
-              speedup_claim("Killer Nanoseconds Fig. 6a", "naive up to 1.4x faster than AMAC",
+              paper_claim("Killer Nanoseconds Fig. 6a", "naive up to 1.4x faster than AMAC",
                             {{"panel", "0.5 MiB uniform"}, {"structure", int_keys}, {"technique", "amac"}}, statistic::minimum,
                             1 / 1.4, 1 / 1.4, shape_rule::same_side_of(1), killer_caveat),
-              speedup_claim("Killer Nanoseconds Fig. 6a", "naive up to 1.8x faster than Coro",
+              paper_claim("Killer Nanoseconds Fig. 6a", "naive up to 1.8x faster than Coro",
                             {{"panel", "0.5 MiB uniform"}, {"structure", int_keys}, {"technique", "coro"}}, statistic::minimum,
                             1 / 1.8, 1 / 1.8, shape_rule::same_side_of(1), killer_caveat),
-              speedup_claim("Killer Nanoseconds Fig. 6c (1 GB uniform)", "optimal group size around 8-12 (GP)",
+              paper_claim("Killer Nanoseconds Fig. 6c (1 GB uniform)", "optimal group size around 8-12 (GP)",
                             {{"panel", "1 GiB uniform"}, {"structure", int_keys}, {"technique", "gp"}}, statistic::at_best, 8, 12,
                             shape_rule::within_factor(2), killer_caveat, "group"),
-              speedup_claim("Killer Nanoseconds Fig. 6c (1 GB uniform)", "optimal group size around 8-12 (AMAC)",
+              paper_claim("Killer Nanoseconds Fig. 6c (1 GB uniform)", "optimal group size around 8-12 (AMAC)",
                             {{"panel", "1 GiB uniform"}, {"structure", int_keys}, {"technique", "amac"}}, statistic::at_best, 8,
                             12, shape_rule::within_factor(2), killer_caveat, "group"),
-              speedup_claim("Killer Nanoseconds Fig. 6c (1 GB uniform)", "optimal group size around 8-12 (Coro)",
+              paper_claim("Killer Nanoseconds Fig. 6c (1 GB uniform)", "optimal group size around 8-12 (Coro)",
                             {{"panel", "1 GiB uniform"}, {"structure", int_keys}, {"technique", "coro"}}, statistic::at_best, 8,
                             12, shape_rule::within_factor(2), killer_caveat, "group"),
-              speedup_claim("Killer Nanoseconds Table 3 (binary search, Clang)", "maximum improvement over naive: GP 2.1x",
+              paper_claim("Killer Nanoseconds Table 3 (binary search, Clang)", "maximum improvement over naive: GP 2.1x",
                             {{"panel", "1 GiB uniform"}, {"structure", int_keys}, {"technique", "gp"}}, statistic::maximum, 2.1,
                             2.1, shape_rule::same_side_of(1), killer_caveat),
-              speedup_claim("Killer Nanoseconds Table 3 (binary search, Clang)", "maximum improvement over naive: AMAC 2.3x",
+              paper_claim("Killer Nanoseconds Table 3 (binary search, Clang)", "maximum improvement over naive: AMAC 2.3x",
                             {{"panel", "1 GiB uniform"}, {"structure", int_keys}, {"technique", "amac"}}, statistic::maximum,
                             2.3, 2.3, shape_rule::same_side_of(1), killer_caveat),
-              speedup_claim("Killer Nanoseconds Table 3 (binary search, Clang)", "maximum improvement over naive: Coro 2.3x",
+              paper_claim("Killer Nanoseconds Table 3 (binary search, Clang)", "maximum improvement over naive: Coro 2.3x",
                             {{"panel", "1 GiB uniform"}, {"structure", int_keys}, {"technique", "coro"}}, statistic::maximum,
                             2.3, 2.3, shape_rule::same_side_of(1), killer_caveat),
-              speedup_claim("Killer Nanoseconds Fig. 6d (Clang, 1 GB Zipf)", "naive within 25% of Coro",
+              paper_claim("Killer Nanoseconds Fig. 6d (Clang, 1 GB Zipf)", "naive within 25% of Coro",
                             {{"panel", "1 GiB zipf"}, {"structure", int_keys}, {"technique", "coro"}}, statistic::maximum,
                             1.25, 1.25, shape_rule::within_factor(1.5), killer_caveat)},
     .model = {},
@@ -332,13 +318,13 @@ const std::string fig10_sizes = "512KiB,1MiB,2MiB,4MiB,8MiB,16MiB,32MiB,64MiB,12
 const std::string threads_caveat = "paper: 28 threads on 14 cores, G = 20; ours: 2 threads (every core here), G = 20";
 
 paper_number at_half_mebibyte(const std::string& panel, const std::string& technique, double times, const std::string& source) {
-  return speedup_claim(source, "at 0.5 MB naive " + format_number(times) + "x faster than " + technique,
+  return paper_claim(source, "at 0.5 MB naive " + format_number(times) + "x faster than " + technique,
                        {{"panel", panel}, {"structure", int_keys}, {"technique", technique}, {"keys", "131072"}},
                        statistic::minimum, 1 / times, 1 / times, shape_rule::same_side_of(1), threads_caveat);
 }
 
 paper_number after_crossover(const std::string& technique, double times) {
-  return speedup_claim("Killer Nanoseconds Fig. 10a (Clang, uniform)",
+  return paper_claim("Killer Nanoseconds Fig. 10a (Clang, uniform)",
                        "after the crossover naive on average " + format_number(times) + "x slower than " + technique,
                        {{"panel", "uniform"}, {"structure", int_keys}, {"technique", technique}, {"residency", "dram"}},
                        statistic::range, times, times, shape_rule::same_side_of(1),
@@ -376,7 +362,7 @@ const std::string thesis_caveat =
 
 paper_number above_llc(const std::string& structure, const std::string& technique, std::size_t group, double low,
                        double high, const std::string& keys) {
-  return speedup_claim("thesis Fig. 4.1" + std::string(structure == int_keys ? "a" : "b") + " (§4.2.1)",
+  return paper_claim("thesis Fig. 4.1" + std::string(structure == int_keys ? "a" : "b") + " (§4.2.1)",
                        technique + " " + format_number(low) + "-" + format_number(high) + "x over the baseline above the LLC (" +
                            keys + ")",
                        {{"structure", structure}, {"technique", technique}, {"group", std::to_string(group)}, {"residency", "dram"}},
@@ -465,13 +451,13 @@ const figure_registration model_figure{figure{
                 .quick_arguments = quick({"--size", "128MiB", "--group", "1,6"})}},
     .axes = {.x = "group", .y = "speedup_vs_naive", .series = {"structure", "technique"},
              .y_label = "speedup over the faster plain search"},
-    .paper = {speedup_claim("thesis Fig. 4.6 (§4.2.3)", "best group size: GP 10 (capped by the 10 line-fill buffers)",
+    .paper = {paper_claim("thesis Fig. 4.6 (§4.2.3)", "best group size: GP 10 (capped by the 10 line-fill buffers)",
                             {{"structure", int_keys}, {"technique", "gp"}}, statistic::at_best, 10, 10,
                             shape_rule::within_factor(2), "thesis: Haswell with 10 line-fill buffers", "group"),
-              speedup_claim("thesis Fig. 4.6 (§4.2.3)", "best group size: AMAC 5-6",
+              paper_claim("thesis Fig. 4.6 (§4.2.3)", "best group size: AMAC 5-6",
                             {{"structure", int_keys}, {"technique", "amac"}}, statistic::at_best, 5, 6,
                             shape_rule::within_factor(2), "thesis: Haswell with 10 line-fill buffers", "group"),
-              speedup_claim("thesis Fig. 4.6 (§4.2.3)", "best group size: Coro 5-6",
+              paper_claim("thesis Fig. 4.6 (§4.2.3)", "best group size: Coro 5-6",
                             {{"structure", int_keys}, {"technique", "coro"}}, statistic::at_best, 5, 6,
                             shape_rule::within_factor(2), "thesis: Haswell with 10 line-fill buffers", "group"),
               thesis_model("gp", "predicted_group", 12, "model: G_GP >= 12"),

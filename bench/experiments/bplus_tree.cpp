@@ -185,6 +185,9 @@ std::vector<std::string> quick_arguments(const std::string& size) {
   return {"--size", size, "--group", "8", "--keys", "5000", "--repetitions", "2"};
 }
 
+const std::string small_table_caveat =
+    "CoroBase: whole transactions in an engine at 96 hyperthreads; ours: lookups alone, 1 thread";
+
 // Nested tasks against the flattened coroutine, each at its best group: time per lookup.
 paper_number nesting_cost(const std::string& panel, double paper, std::string claim, std::string caveat) {
   const row_filter base = {{"panel", panel}, {"operation", "lookup"}, {"node_bytes", "256"}};
@@ -216,31 +219,17 @@ const figure_registration bplus_figure{figure{
     .paper = {nesting_cost("1 GiB", 1.17, "flattened coroutines (CORO-MK) 17% faster than fully nested (CORO-FN-MK)",
                            "CoroBase: Masstree multi_get probes in ERMIA, 5 nested levels; ours: a B+-tree descent as one "
                            "coro vs a task per helper level, each at its best group"),
-              {.source = "CoroBase (VLDB'21) §5.10",
-               .claim = "fully nested read: frames add up to 808 bytes per request",
-               .where = {{"technique", "task"}},
-               .field = "frame_bytes",
-               .computed = statistic::maximum,
-               .paper_low = 808,
-               .paper_high = 808,
-               .shape = shape_rule::within_factor(2),
-               .caveat = "CoroBase's five frames hold Masstree and version-chain state; ours the B+-tree descent's"},
-              {.source = "CoroBase (VLDB'21) §5.6, Fig. 11",
-               .claim = "small table (1.23 MB): switching is pure overhead, up to ~12.64% lower throughput than naive",
-               .where = {{"panel", "1 MiB"}, {"operation", "lookup"}, {"technique", "coro"}},
-               .computed = statistic::minimum,
-               .paper_low = 1 - 0.1264,
-               .paper_high = 1 - 0.1264,
-               .shape = shape_rule::same_side_of(1),
-               .caveat = "CoroBase: whole transactions in an engine at 96 hyperthreads; ours: lookups alone, 1 thread"},
-              {.source = "CoroBase (VLDB'21) §5.6, Fig. 11",
-               .claim = "small table: fully nested variants up to 50% slower than naive",
-               .where = {{"panel", "1 MiB"}, {"operation", "lookup"}, {"technique", "task"}},
-               .computed = statistic::minimum,
-               .paper_low = 0.5,
-               .paper_high = 0.5,
-               .shape = shape_rule::within_factor(1.5),
-               .caveat = "CoroBase: whole transactions in an engine at 96 hyperthreads; ours: lookups alone, 1 thread"}},
+              paper_claim("CoroBase (VLDB'21) §5.10", "fully nested read: frames add up to 808 bytes per request",
+                          {{"technique", "task"}}, statistic::maximum, 808, 808, shape_rule::within_factor(2),
+                          "CoroBase's five frames hold Masstree and version-chain state; ours the B+-tree descent's",
+                          "frame_bytes"),
+              paper_claim("CoroBase (VLDB'21) §5.6, Fig. 11",
+                          "small table (1.23 MB): switching is pure overhead, up to ~12.64% lower throughput than naive",
+                          {{"panel", "1 MiB"}, {"operation", "lookup"}, {"technique", "coro"}}, statistic::minimum,
+                          1 - 0.1264, 1 - 0.1264, shape_rule::same_side_of(1), small_table_caveat),
+              paper_claim("CoroBase (VLDB'21) §5.6, Fig. 11", "small table: fully nested variants up to 50% slower than naive",
+                          {{"panel", "1 MiB"}, {"operation", "lookup"}, {"technique", "task"}}, statistic::minimum, 0.5, 0.5,
+                          shape_rule::within_factor(1.5), small_table_caveat)},
     .model = {},
 }};
 

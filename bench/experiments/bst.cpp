@@ -143,15 +143,10 @@ const figure_registration bst_figure{figure{
     .panels = {{.label = "1 GiB", .arguments = {"--size", "1GiB", "--group", "4,8,16,32,48,64"},
                 .quick_arguments = quick_arguments("16MiB")}},
     .axes = {.x = "group", .y = "mops", .series = {"technique"}, .log_x = true, .y_label = "million lookups per second"},
-    .paper = {{.source = "Cimple (PACT'18) §2.4, §8.2, Fig. 2",
-               .claim = "6.4x single-thread speedup of the interleaved lookup (BT)",
-               .where = {{"technique", "coro"}},
-               .computed = statistic::maximum,
-               .paper_low = 6.4,
-               .paper_high = 6.4,
-               .shape = shape_rule::same_side_of(1),
-               .caveat = "Cimple: Haswell, generated coroutines at width 48; ours: braid's coro at the best group, against "
-                         "the faster plain descent"}},
+    .paper = {paper_claim("Cimple (PACT'18) §2.4, §8.2, Fig. 2", "6.4x single-thread speedup of the interleaved lookup (BT)",
+                          {{"technique", "coro"}}, statistic::maximum, 6.4, 6.4, shape_rule::same_side_of(1),
+                          "Cimple: Haswell, generated coroutines at width 48; ours: braid's coro at the best group, "
+                          "against the faster plain descent")},
     .model = {},
 }};
 

@@ -192,41 +192,22 @@ constexpr const char* compiler_caveat = "paper: Clang 6 on a Broadwell Xeon (10 
 // "naive up to X faster than T": the smallest speedup of T over naive in the panel.
 paper_number naive_faster_than(const std::string& panel, const std::string& technique, double times,
                                const std::string& source, const std::string& claim) {
-  return {.source = source,
-          .claim = claim,
-          .where = {{"panel", panel}, {"structure", paper_table}, {"technique", technique}},
-          .computed = statistic::minimum,
-          .paper_low = 1 / times,
-          .paper_high = 1 / times,
-          .shape = shape_rule::same_side_of(1),
-          .caveat = compiler_caveat};
+  return paper_claim(source, claim, {{"panel", panel}, {"structure", paper_table}, {"technique", technique}},
+                     statistic::minimum, 1 / times, 1 / times, shape_rule::same_side_of(1), compiler_caveat);
 }
 
 // "naive slower by up to X than T": the largest speedup of T over naive in the panel.
 paper_number naive_slower_than(const std::string& panel, const std::string& technique, double times,
                                const std::string& source, const std::string& claim, const std::string& caveat) {
-  return {.source = source,
-          .claim = claim,
-          .where = {{"panel", panel}, {"structure", paper_table}, {"technique", technique}},
-          .computed = statistic::maximum,
-          .paper_low = times,
-          .paper_high = times,
-          .shape = shape_rule::same_side_of(1),
-          .caveat = caveat};
+  return paper_claim(source, claim, {{"panel", panel}, {"structure", paper_table}, {"technique", technique}},
+                     statistic::maximum, times, times, shape_rule::same_side_of(1), caveat);
 }
 
 // The group size at which T is fastest in the panel.
 paper_number best_group(const std::string& panel, const std::string& technique, double group,
                         const std::string& source, const std::string& claim) {
-  return {.source = source,
-          .claim = claim,
-          .where = {{"panel", panel}, {"structure", paper_table}, {"technique", technique}},
-          .field = "group",
-          .computed = statistic::at_best,
-          .paper_low = group,
-          .paper_high = group,
-          .shape = shape_rule::within_factor(2),
-          .caveat = compiler_caveat};
+  return paper_claim(source, claim, {{"panel", panel}, {"structure", paper_table}, {"technique", technique}},
+                     statistic::at_best, group, group, shape_rule::within_factor(2), compiler_caveat, "group");
 }
 
 std::vector<std::string> group_sweep_arguments(const std::string& size, const std::string& distribution) {
@@ -291,15 +272,11 @@ std::vector<std::string> size_sweep_quick(const std::string& distribution) {
 }
 
 paper_number at_one_million_keys(const std::string& technique, double paper, shape_rule shape, const std::string& claim) {
-  return {.source = "Killer Nanoseconds Fig. 4a (Clang, 28 threads, G = 30)",
-          .claim = claim,
-          .where = {{"panel", "uniform"}, {"structure", paper_table}, {"technique", technique}, {"build_keys", "1000000"}},
-          .computed = statistic::maximum,
-          .paper_low = paper,
-          .paper_high = paper,
-          .shape = shape,
-          .caveat = "paper: 28 threads on 14 cores; ours: 2 threads (every core here), so more of the table's "
-                    "misses stay in the last-level cache per thread"};
+  return paper_claim("Killer Nanoseconds Fig. 4a (Clang, 28 threads, G = 30)", claim,
+                     {{"panel", "uniform"}, {"structure", paper_table}, {"technique", technique}, {"build_keys", "1000000"}},
+                     statistic::maximum, paper, paper, shape,
+                     "paper: 28 threads on 14 cores; ours: 2 threads (every core here), so more of the table's misses "
+                     "stay in the last-level cache per thread");
 }
 
 const figure_registration sizes_figure{figure{

@@ -146,15 +146,12 @@ const registration linear_probe{experiment{
 
 // Cimple's hash-join probe at 0, 50 and 100 % hits: its single-thread speedup per hit rate.
 paper_number cimple_hit_rate(double hit_rate, double speedup) {
-  return {.source = "Cimple (PACT'18) §8.2, HT",
-          .claim = "single-thread speedup " + format_number(speedup) + "x at " + format_number(hit_rate * 100) + "% hits",
-          .where = {{"technique", "coro"}, {"target_hit_rate", format_number(hit_rate)}, {"residency", "dram"}},
-          .computed = statistic::maximum,
-          .paper_low = speedup,
-          .paper_high = speedup,
-          .shape = shape_rule::same_side_of(1),
-          .caveat = "Cimple: 16 GB table, Haswell, generated coroutines at width 48 against a well-engineered plain "
-                    "probe; ours: 1 GiB, braid's coro at the best group"};
+  return paper_claim("Cimple (PACT'18) §8.2, HT",
+                     "single-thread speedup " + format_number(speedup) + "x at " + format_number(hit_rate * 100) + "% hits",
+                     {{"technique", "coro"}, {"target_hit_rate", format_number(hit_rate)}, {"residency", "dram"}},
+                     statistic::maximum, speedup, speedup, shape_rule::same_side_of(1),
+                     "Cimple: 16 GB table, Haswell, generated coroutines at width 48 against a well-engineered plain "
+                     "probe; ours: 1 GiB, braid's coro at the best group");
 }
 
 std::vector<std::string> quick_arguments(const std::string& size) {

@@ -213,15 +213,10 @@ std::vector<std::string> quick_arguments(const std::string& size) {
 }
 
 paper_number cimple_skip_list(const std::string& operation, double speedup, const std::string& claim) {
-  return {.source = "Cimple (PACT'18) §8.2, Fig. 1",
-          .claim = claim,
-          .where = {{"technique", "coro"}, {"operation", operation}},
-          .computed = statistic::maximum,
-          .paper_low = speedup,
-          .paper_high = speedup,
-          .shape = shape_rule::same_side_of(1),
-          .caveat = "Cimple: folly's ConcurrentSkipList as the baseline, size not stated; ours: the plain algorithm on "
-                    "the same list, 1 GiB"};
+  return paper_claim("Cimple (PACT'18) §8.2, Fig. 1", claim, {{"technique", "coro"}, {"operation", operation}},
+                     statistic::maximum, speedup, speedup, shape_rule::same_side_of(1),
+                     "Cimple: folly's ConcurrentSkipList as the baseline, size not stated; ours: the plain algorithm on "
+                     "the same list, 1 GiB");
 }
 
 const figure_registration skip_list_figure{figure{
