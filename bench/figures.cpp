@@ -52,6 +52,19 @@ std::optional<extent> statistic_of(const std::vector<result_row>& rows, const ro
   }
 }
 
+paper_number paper_claim(std::string source, std::string claim, row_filter where, statistic computed, double low,
+                         double high, shape_rule shape, std::string caveat, std::string field) {
+  return {.source = std::move(source),
+          .claim = std::move(claim),
+          .where = std::move(where),
+          .field = std::move(field),
+          .computed = computed,
+          .paper_low = low,
+          .paper_high = high,
+          .shape = shape,
+          .caveat = std::move(caveat)};
+}
+
 bool matches(const result_row& row, const row_filter& filter) {
   for (const auto& [field, expected] : filter) {
     const field_value* value = row.find(field);

@@ -89,7 +89,16 @@ struct paper_number {
   double paper_high = 0;
   shape_rule shape;
   std::string caveat;       // what differs in the conditions ("28 threads in the paper")
+  // Compare with the rows of the analytical model (predicted_group, predicted_speedup_max,
+  // measured_best_group ...; model_request below) instead of the measured rows: for the
+  // papers' own model estimates.
+  bool of_model = false;
 };
+
+// A paper number whose ours is `computed` of `field` over the rows matching `where`, with the
+// paper's value (or range) low..high: the common case, without a ratio or the model's rows.
+paper_number paper_claim(std::string source, std::string claim, row_filter where, statistic computed, double low,
+                         double high, shape_rule shape, std::string caveat, std::string field = "speedup_vs_naive");
 
 // The statistic of `field` over the rows matching `where` (at_best: `field` of the matching row
 // with the largest `best_by`); nullopt when no matching row has the fields. A range's ends are

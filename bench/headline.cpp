@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include "options.hpp"
 
@@ -53,37 +54,64 @@ const std::vector<std::string>& machine_columns() {
 }
 
 headline_summary compare_with_naive_and_peers(std::string baseline, std::vector<std::string> peers) {
-  return [baseline = std::move(baseline), peers = std::move(peers)](const std::vector<result_row>& rows,
-                                                                    const std::string& name) {
+  return compare_with_naive_and_peers(headline_comparison{.baselines = {std::move(baseline)}, .peers = std::move(peers)});
+}
+
+headline_summary compare_with_naive_and_peers(headline_comparison comparison) {
+  return [comparison = std::move(comparison)](const std::vector<result_row>& rows, const std::string& name) {
     struct line {
+      std::string label;
+      std::string residency;
       const result_row* best = nullptr;
       const result_row* naive = nullptr;
       const result_row* peer = nullptr;
       std::size_t size = 0;
     };
-    std::vector<std::string> order;
+    auto listed = [](const std::vector<std::string>& names, const std::string& technique) {
+      return std::find(names.begin(), names.end(), technique) != names.end();
+    };
+    std::vector<std::string> order;  // line keys in first-seen order
     std::map<std::string, line> lines;
     for (const result_row& row : rows) {
       if (!row.number("mops")) continue;
+      std::string split;
+      for (const std::string& field : comparison.split_by) {
+        const std::string value = text_of(row, field);
+        if (!value.empty()) split += (split.empty() ? "" : ", ") + value;
+      }
       const std::string residency = text_of(row, "residency");
-      if (!lines.contains(residency)) order.push_back(residency);
-      line& current = lines[residency];
+      const std::string key = split + '\n' + residency;
+      if (!lines.contains(key)) {
+        order.push_back(key);
+        lines[key].label = split.empty() ? name : name + " (" + split + ")";
+        lines[key].residency = residency;
+      }
+      line& current = lines[key];
       current.size = std::max(current.size, static_cast<std::size_t>(row.number("size_bytes").value_or(0)));
       const std::string technique = text_of(row, "technique");
-      if (technique == baseline) current.naive = faster(current.naive, &row);
-      else if (std::find(peers.begin(), peers.end(), technique) != peers.end()) current.peer = faster(current.peer, &row);
+      if (listed(comparison.baselines, technique)) current.naive = faster(current.naive, &row);
+      else if (listed(comparison.peers, technique)) current.peer = faster(current.peer, &row);
       else current.best = faster(current.best, &row);
     }
-    // DRAM-resident first: that is where interleaving is meant to win.
-    std::sort(order.begin(), order.end(), [](const std::string& a, const std::string& b) {
-      return (a == "dram") != (b == "dram") ? a == "dram" : a < b;
-    });
+    // Splits in first-seen order; within one, DRAM-resident first: that is where interleaving
+    // is meant to win.
+    std::vector<std::string> labels;
+    for (const std::string& key : order) {
+      if (std::find(labels.begin(), labels.end(), lines[key].label) == labels.end()) labels.push_back(lines[key].label);
+    }
+    auto rank = [&](const std::string& key) {
+      const line& current = lines[key];
+      const auto label = std::find(labels.begin(), labels.end(), current.label) - labels.begin();
+      return std::tuple(label, current.residency != "dram", current.residency);
+    };
+    std::sort(order.begin(), order.end(), [&](const std::string& a, const std::string& b) { return rank(a) < rank(b); });
     std::vector<result_row> out;
-    for (const std::string& residency : order) {
-      const line& current = lines[residency];
+    for (const std::string& key : order) {
+      const line& current = lines[key];
       if (current.best == nullptr && current.naive == nullptr) continue;
       result_row summary;
-      summary.set("structure", name).set("residency", residency.empty() ? std::string("-") : residency);
+      summary.set("structure", current.label)
+          .set("residency", current.residency.empty() ? std::string("-") : current.residency);
       if (current.size != 0) summary.set("size", format_bytes(current.size));
       if (current.best != nullptr) {
         summary.set("best", text_of(*current.best, "technique"));

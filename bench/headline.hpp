@@ -12,7 +12,7 @@
 //                   .quick_arguments = {"--size", "4MiB", "--group", "8", "--keys", "2000"}},
 //                  {.label = "0.5 MiB uniform", .arguments = {...}, .quick_arguments = {...}}},
 //       .budget_seconds = 60,
-//       .summarize = compare_with_naive_and_peers("naive", {"std-unordered-map", "absl-flat-hash-map"}),
+//       .summarize = compare_with_naive_and_peers({.peers = {"std-unordered-map", "absl-flat-hash-map"}}),
 //   }};
 //
 // The structures table has one line per structure and residency: the best technique (highest
@@ -56,11 +56,21 @@ const std::vector<headline_entry>& headline_entries();
 // The headline's total budget: 10 minutes on 2 cores.
 constexpr double headline_budget_seconds = 600;
 
-// Per structure and residency (`residency` field; rows without one form their own line): the
-// fastest row of any technique that is neither the baseline nor a peer, the fastest baseline
-// row and the fastest peer row, by `mops`. Columns: structure, residency, size, best, group,
-// best_mops, naive_mops, peer, peer_mops, speedup_vs_naive, speedup_vs_peer,
-// roofline_fraction (of the best), naive_roofline_fraction.
+// Which rows of an entry are the baseline and the peers, and what splits its lines.
+struct headline_comparison {
+  std::vector<std::string> baselines = {"naive"};  // plain variants; the fastest one is "naive"
+  std::vector<std::string> peers;                  // what a user would use instead
+  // Fields whose values give an entry several lines per residency (e.g. {"structure"} for an
+  // experiment that measures int and string keys); the values are appended to the name.
+  std::vector<std::string> split_by;
+};
+
+// Per line (the split_by values, then residency: the `residency` field; rows without one form
+// their own line): the fastest row of any technique that is neither a baseline nor a peer, the
+// fastest baseline row and the fastest peer row, by `mops`. Columns: structure, residency,
+// size, best, group, best_mops, naive_mops, peer, peer_mops, speedup_vs_naive,
+// speedup_vs_peer, roofline_fraction (of the best), naive_roofline_fraction.
+headline_summary compare_with_naive_and_peers(headline_comparison comparison);
 headline_summary compare_with_naive_and_peers(std::string baseline, std::vector<std::string> peers);
 
 // Column order of the two tables.

@@ -51,9 +51,12 @@ model_prediction predict_interleaving(const model_inputs& inputs) {
 
 namespace {
 
+// The fields that tell one configuration of a sweep from another.
+constexpr const char* configuration_fields[] = {"panel", "structure", "size_bytes", "dist", "distribution", "threads", "pages"};
+
 std::string configuration_key(const result_row& row) {
   std::string key;
-  for (const char* field : {"panel", "size_bytes", "dist", "threads", "pages"}) {
+  for (const char* field : configuration_fields) {
     if (const field_value* value = row.find(field)) key += std::string(field) + "=" + to_text(*value) + " ";
   }
   return key;
@@ -117,7 +120,7 @@ model_report evaluate_model(const std::vector<result_row>& rows, const model_req
         continue;
       }
       result_row out;
-      for (const char* field : {"panel", "size_bytes", "dist", "threads", "pages"}) {
+      for (const char* field : configuration_fields) {
         if (const field_value* value = baseline->find(field)) out.set(field, *value);
       }
       out.set("technique", technique)

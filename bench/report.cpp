@@ -26,13 +26,18 @@ std::string cell(std::string text) {
   return escaped;
 }
 
+// The rows a paper number is compared with: the measured ones or the model's.
+comparison compare_in(const paper_number& number, const figure_result& result) {
+  return compare(number, number.of_model ? result.model.rows : result.rows);
+}
+
 void write_comparisons(std::ostream& out, const figure_result& result) {
   if (result.definition.paper.empty()) return;
   out << "\n#### Ours beside the papers\n\n"
       << "| source | the paper says | paper | ours | shape | conditions that differ |\n"
       << "| --- | --- | ---: | ---: | --- | --- |\n";
   for (const paper_number& number : result.definition.paper) {
-    const comparison ours = compare(number, result.rows);
+    const comparison ours = compare_in(number, result);
     out << "| " << cell(number.source) << " | " << cell(number.claim) << " | " << paper_text(number) << " | "
         << ours.ours_text() << " | " << ours.verdict() << " | " << cell(number.caveat.empty() ? "-" : number.caveat)
         << " |\n";
@@ -74,7 +79,7 @@ void write_figure(std::ostream& out, const report_figure& entry) {
 std::vector<std::string> shape_differences(const figure_result& result) {
   std::vector<std::string> lines;
   for (const paper_number& number : result.definition.paper) {
-    const comparison ours = compare(number, result.rows);
+    const comparison ours = compare_in(number, result);
     if (!ours.same_shape || *ours.same_shape) continue;
     lines.push_back(result.definition.name + " — " + number.source + ": \"" + number.claim + "\": paper " +
                     paper_text(number) + ", ours " + ours.ours_text() + " (" + number.field + ")" +
@@ -125,7 +130,7 @@ void write_report(std::ostream& out, const report& contents) {
   std::size_t unmeasured = 0;
   for (const report_figure& entry : contents.figures) {
     for (const paper_number& number : entry.result->definition.paper) {
-      const comparison ours = compare(number, entry.result->rows);
+      const comparison ours = compare_in(number, *entry.result);
       if (!ours.measured) ++unmeasured;
       else if (ours.same_shape) ++compared;
     }

@@ -13,6 +13,8 @@
 #include <map>
 
 #include "braid/index/binary_search_tree.hpp"
+#include "figures.hpp"
+#include "headline.hpp"
 #include "ordered_experiment.hpp"
 
 namespace braid::bench {
@@ -128,6 +130,34 @@ const registration bst{experiment{
     .techniques = {"naive", "naive-branchy", "gp", "amac", "coro", "coro-nta", "fiber", "std-map", "absl-btree"},
     .accepted = accepts_size | accepts_keys | accepts_group | accepts_technique | accepts_dist | accepts_pages,
     .run = run_bst,
+}};
+
+std::vector<std::string> quick_arguments(const std::string& size) {
+  return {"--size", size, "--group", "16", "--keys", "5000", "--repetitions", "2"};
+}
+
+const figure_registration bst_figure{figure{
+    .name = "cimple-bst",
+    .experiment = "bst",
+    .reproduces = "Cimple (PACT'18) Fig. 1-2, binary tree lookups (1 GB per thread)",
+    .summary = "lookup throughput against group size (Cimple's width 48 included), 1 GiB tree, with std::map and absl",
+    .panels = {{.label = "1 GiB", .arguments = {"--size", "1GiB", "--group", "4,8,16,32,48,64"},
+                .quick_arguments = quick_arguments("16MiB")}},
+    .axes = {.x = "group", .y = "mops", .series = {"technique"}, .log_x = true, .y_label = "million lookups per second"},
+    .paper = {paper_claim("Cimple (PACT'18) §2.4, §8.2, Fig. 2", "6.4x single-thread speedup of the interleaved lookup (BT)",
+                          {{"technique", "coro"}}, statistic::maximum, 6.4, 6.4, shape_rule::same_side_of(1),
+                          "Cimple: Haswell, generated coroutines at width 48; ours: braid's coro at the best group, "
+                          "against the faster plain descent")},
+    .model = {},
+}};
+
+const headline_registration bst_headline{headline_entry{
+    .name = "binary search tree",
+    .figure = "cimple-bst",
+    .panels = {{.label = "1 GiB", .arguments = {"--size", "1GiB", "--group", "16,32"}, .quick_arguments = quick_arguments("16MiB")},
+               {.label = "4 MiB", .arguments = {"--size", "4MiB", "--group", "8,16"}, .quick_arguments = quick_arguments("1MiB")}},
+    .budget_seconds = 40,
+    .summarize = compare_with_naive_and_peers({.baselines = {"naive", "naive-branchy"}, .peers = {"std-map", "absl-btree"}}),
 }};
 
 }  // namespace

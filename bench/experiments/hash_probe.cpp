@@ -23,6 +23,8 @@
 #include <vector>
 
 #include "braid/index/chained_hash_table.hpp"
+#include "figures.hpp"
+#include "headline.hpp"
 #include "lookup_bench.hpp"
 #include "workloads.hpp"
 
@@ -174,6 +176,136 @@ const registration hash_probe{experiment{
     .accepted = accepts_size | accepts_keys | accepts_group | accepts_threads | accepts_technique | accepts_dist |
                 accepts_pages,
     .run = run_hash_probe,
+}};
+
+// --size bytes that make `keys` build keys (the inverse of run_hash_probe's key count; the byte
+// over the exact product keeps the count from rounding down).
+std::string size_for_build_keys(std::size_t keys) {
+  const double bytes = static_cast<double>(keys) * sizeof(table_type::node) * distinct_share_of_uniform_draws;
+  return std::to_string(static_cast<std::size_t>(std::ceil(bytes)) + 1);
+}
+
+// The paper's small set: 131,072 build keys (its "0.5 MB" of raw keys; 5.3 MB of nodes).
+const std::string small_set = size_for_build_keys(131'072);
+constexpr const char* paper_table = "chained-hash-100k-buckets";
+constexpr const char* compiler_caveat = "paper: Clang 6 on a Broadwell Xeon (10 line-fill buffers); ours: this machine";
+
+// "naive up to X faster than T": the smallest speedup of T over naive in the panel.
+paper_number naive_faster_than(const std::string& panel, const std::string& technique, double times,
+                               const std::string& source, const std::string& claim) {
+  return paper_claim(source, claim, {{"panel", panel}, {"structure", paper_table}, {"technique", technique}},
+                     statistic::minimum, 1 / times, 1 / times, shape_rule::same_side_of(1), compiler_caveat);
+}
+
+// "naive slower by up to X than T": the largest speedup of T over naive in the panel.
+paper_number naive_slower_than(const std::string& panel, const std::string& technique, double times,
+                               const std::string& source, const std::string& claim, const std::string& caveat) {
+  return paper_claim(source, claim, {{"panel", panel}, {"structure", paper_table}, {"technique", technique}},
+                     statistic::maximum, times, times, shape_rule::same_side_of(1), caveat);
+}
+
+// The group size at which T is fastest in the panel.
+paper_number best_group(const std::string& panel, const std::string& technique, double group,
+                        const std::string& source, const std::string& claim) {
+  return paper_claim(source, claim, {{"panel", panel}, {"structure", paper_table}, {"technique", technique}},
+                     statistic::at_best, group, group, shape_rule::within_factor(2), compiler_caveat, "group");
+}
+
+std::vector<std::string> group_sweep_arguments(const std::string& size, const std::string& distribution) {
+  return {"--size", size, "--group", "1,2,3,4,6,8,12,16,20,24,30,40,50", "--dist", distribution};
+}
+
+std::vector<std::string> quick_arguments(const std::string& size, const std::string& distribution) {
+  return {"--size", size, "--group", "1,8", "--keys", "2000", "--repetitions", "2", "--dist", distribution};
+}
+
+const std::string large_caveat =
+    "paper: 10M build keys (390 MB, chains of ~63 in 100,000 buckets); ours: 1 GiB (26M build keys, chains of ~164), "
+    "the project's DRAM-resident size; " + std::string(compiler_caveat);
+
+const figure_registration groups_figure{figure{
+    .name = "fig1-2-hash-groups",
+    .experiment = "hash-probe",
+    .reproduces = "Killer Nanoseconds Fig. 1-2 (hash probe, group-size sweep, small and large, uniform and Zipf)",
+    .summary = "probe throughput against group size, 1 thread, both bucket policies with the peers",
+    .panels = {{.label = "small uniform", .arguments = group_sweep_arguments(small_set, "uniform"),
+                .quick_arguments = quick_arguments(small_set, "uniform")},
+               {.label = "small zipf", .arguments = group_sweep_arguments(small_set, "zipf:0.99"),
+                .quick_arguments = quick_arguments(small_set, "zipf:0.99")},
+               {.label = "large uniform", .arguments = group_sweep_arguments("1GiB", "uniform"),
+                .quick_arguments = quick_arguments("16MiB", "uniform")},
+               {.label = "large zipf", .arguments = group_sweep_arguments("1GiB", "zipf:0.99"),
+                .quick_arguments = quick_arguments("16MiB", "zipf:0.99")}},
+    .axes = {.x = "group", .y = "mops", .series = {"structure", "technique"}, .log_y = true,
+             .y_label = "million probes per second"},
+    .paper = {naive_faster_than("small uniform", "gp", 2.7, "Killer Nanoseconds Fig. 1a (Clang, 0.5 MB, 1 thread)",
+                                "naive up to 2.7x faster than GP"),
+              naive_faster_than("small uniform", "amac", 2.9, "Killer Nanoseconds Fig. 1a (Clang, 0.5 MB, 1 thread)",
+                                "naive up to 2.9x faster than AMAC"),
+              naive_faster_than("small uniform", "coro", 5.1, "Killer Nanoseconds Fig. 1a (Clang, 0.5 MB, 1 thread)",
+                                "naive up to 5.1x faster than Coro"),
+              best_group("small uniform", "gp", 12, "Killer Nanoseconds Fig. 1a", "optimal group around 12 for GP"),
+              best_group("small uniform", "amac", 3, "Killer Nanoseconds Fig. 1a", "optimal group around 3 for AMAC"),
+              best_group("small uniform", "coro", 3, "Killer Nanoseconds Fig. 1a", "optimal group around 3 for Coro"),
+              naive_slower_than("large uniform", "gp", 7.5, "Killer Nanoseconds Fig. 1c (Clang, 10M keys, 1 thread)",
+                                "naive slower by up to 7.5x than GP", large_caveat),
+              naive_slower_than("large uniform", "amac", 8.4, "Killer Nanoseconds Fig. 1c (Clang, 10M keys, 1 thread)",
+                                "naive slower by up to 8.4x than AMAC", large_caveat),
+              naive_slower_than("large uniform", "coro", 8.2, "Killer Nanoseconds Fig. 1c (Clang, 10M keys, 1 thread)",
+                                "naive slower by up to 8.2x than Coro", large_caveat),
+              naive_slower_than("large zipf", "amac", 8.4, "Killer Nanoseconds Fig. 1d and Table 3 (Clang)",
+                                "Zipf 'yields similar results'; Table 3: up to 8.4x (AMAC)",
+                                "paper: 10M Zipf keys (120 MB stored); ours: 1 GiB; " + std::string(compiler_caveat))},
+    .model = {},
+}};
+
+// Fig. 4's sizes: the paper's 1M, 5M, 10M and 50M build keys.
+std::vector<std::string> size_sweep_arguments(const std::string& distribution) {
+  return {"--size",
+          size_for_build_keys(1'000'000) + "," + size_for_build_keys(5'000'000) + "," +
+              size_for_build_keys(10'000'000) + "," + size_for_build_keys(50'000'000),
+          "--group", "30", "--threads", "2", "--dist", distribution};
+}
+
+std::vector<std::string> size_sweep_quick(const std::string& distribution) {
+  return {"--size", size_for_build_keys(100'000) + "," + size_for_build_keys(200'000), "--group", "30", "--keys", "2000",
+          "--repetitions", "2", "--dist", distribution};
+}
+
+paper_number at_one_million_keys(const std::string& technique, double paper, shape_rule shape, const std::string& claim) {
+  return paper_claim("Killer Nanoseconds Fig. 4a (Clang, 28 threads, G = 30)", claim,
+                     {{"panel", "uniform"}, {"structure", paper_table}, {"technique", technique}, {"build_keys", "1000000"}},
+                     statistic::maximum, paper, paper, shape,
+                     "paper: 28 threads on 14 cores; ours: 2 threads (every core here), so more of the table's misses "
+                     "stay in the last-level cache per thread");
+}
+
+const figure_registration sizes_figure{figure{
+    .name = "fig4-hash-sizes",
+    .experiment = "hash-probe",
+    .reproduces = "Killer Nanoseconds Fig. 4 (hash probe, input-size sweep, G = 30, every core)",
+    .summary = "total probe throughput against build keys (1M to 50M), uniform and Zipf",
+    .panels = {{.label = "uniform", .arguments = size_sweep_arguments("uniform"), .quick_arguments = size_sweep_quick("uniform")},
+               {.label = "zipf", .arguments = size_sweep_arguments("zipf:0.99"), .quick_arguments = size_sweep_quick("zipf:0.99")}},
+    .axes = {.x = "build_keys", .y = "mops", .series = {"structure", "technique"}, .log_x = true, .log_y = true,
+             .x_label = "build keys", .y_label = "million probes per second (all threads)"},
+    .paper = {at_one_million_keys("amac", 1.5, shape_rule::same_side_of(1), "at 1M keys AMAC about 1.5x faster than naive"),
+              at_one_million_keys("gp", 1.3, shape_rule::same_side_of(1), "at 1M keys GP about 1.3x faster than naive"),
+              at_one_million_keys("coro", 1.0, shape_rule::within_factor(1.25),
+                                  "at 1M keys Coro about as fast as naive (mostly L3 hits)")},
+    .model = {},
+}};
+
+const headline_registration hash_headline{headline_entry{
+    .name = "chained hash table",
+    .figure = "fig1-2-hash-groups",
+    .panels = {{.label = "large uniform", .arguments = {"--size", "1GiB", "--group", "16,32"},
+                .quick_arguments = quick_arguments("16MiB", "uniform")},
+               {.label = "small uniform", .arguments = {"--size", small_set, "--group", "4,8,16"},
+                .quick_arguments = quick_arguments(small_set, "uniform")}},
+    .budget_seconds = 45,
+    .summarize = compare_with_naive_and_peers(
+        {.peers = {"std-unordered-map", "absl-flat-hash-map"}, .split_by = {"structure"}}),
 }};
 
 }  // namespace

@@ -103,10 +103,10 @@ struct counting_operation {
 };
 
 // Average suspensions per operation of make_operation(key) over `keys`, run interleaved.
-template <class MakeOperation>
-double suspensions_per_operation(std::span<const std::uint64_t> keys, MakeOperation make_operation) {
+template <class Key, class MakeOperation>
+double suspensions_per_operation(std::span<const Key> keys, MakeOperation make_operation) {
   std::size_t resumptions = 0;
-  using Op = std::invoke_result_t<MakeOperation&, std::uint64_t>;
+  using Op = std::invoke_result_t<MakeOperation&, const Key&>;
   interleaved_scheduler{16}.run(
       keys.size(), [&](std::size_t i) { return counting_operation<Op>{make_operation(keys[i]), &resumptions}; },
       [](std::size_t, auto&&) {});
@@ -213,7 +213,8 @@ inline void measure_and_emit(run_context& context, const run_description& run, c
       baseline = variants[v].label();
     }
   }
-  const memory_profile& profile = measured_memory_profile(context);
+  // Roofline fractions only where the data lives in DRAM (the row's residency).
+  const memory_profile* profile = residency_of(run.size_bytes) == "dram" ? &measured_memory_profile(context) : nullptr;
   const double operations = static_cast<double>(run.operations);
   const double dram_lines = run.descent_node_bytes == 0
                                 ? run.lines_per_operation
@@ -238,9 +239,10 @@ inline void measure_and_emit(run_context& context, const run_description& run, c
     // counts, and so the roofline fraction, describe braid's structure only.
     const std::string& technique = variants[v].technique;
     if (!technique.starts_with("std-") && !technique.starts_with("absl-")) {
-      row.set("roofline_fraction", roofline_fraction(dram_lines, ns_per_op, profile))
-          .set("dram_lines_per_op", dram_lines)
-          .set("lines_per_op", run.lines_per_operation);
+      if (profile != nullptr) {
+        row.set("roofline_fraction", roofline_fraction(dram_lines, ns_per_op, *profile)).set("dram_lines_per_op", dram_lines);
+      }
+      row.set("lines_per_op", run.lines_per_operation);
     }
     for (const auto& [name, value] : run.extra) row.set(name, value);
     for (const auto& [name, value] : variants[v].extra) row.set(name, value);

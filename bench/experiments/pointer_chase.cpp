@@ -251,7 +251,7 @@ const headline_registration chase_headline{headline_entry{
                {.label = "1 MiB (cache)",
                 .arguments = {"--size", "1MiB", "--group", "4,8,16", "--keys", "400000", "--repetitions", "3"},
                 .quick_arguments = {"--size", "1MiB", "--group", "1,8", "--keys", "5000"}}},
-    .budget_seconds = 45,
+    .budget_seconds = 15,
     .summarize = compare_with_naive_and_peers("naive", {}),
 }};
 

@@ -14,6 +14,8 @@
 #include <map>
 
 #include "braid/index/skip_list.hpp"
+#include "figures.hpp"
+#include "headline.hpp"
 #include "ordered_experiment.hpp"
 
 namespace braid::bench {
@@ -205,6 +207,40 @@ const registration skip_list_experiment{experiment{
     .techniques = {"naive", "coro", "coro-nta", "fiber", "std-map", "absl-btree"},
     .accepted = accepts_size | accepts_keys | accepts_group | accepts_technique | accepts_dist | accepts_pages,
     .run = run_skip_list,
+}};
+
+std::vector<std::string> quick_arguments(const std::string& size) {
+  return {"--size", size, "--group", "16", "--keys", "5000", "--repetitions", "2"};
+}
+
+paper_number cimple_skip_list(const std::string& operation, double speedup, const std::string& claim) {
+  return paper_claim("Cimple (PACT'18) §8.2, Fig. 1", claim, {{"technique", "coro"}, {"operation", operation}},
+                     statistic::maximum, speedup, speedup, shape_rule::same_side_of(1),
+                     "Cimple: folly's ConcurrentSkipList as the baseline, size not stated; ours: the plain algorithm on "
+                     "the same list, 1 GiB");
+}
+
+const figure_registration skip_list_figure{figure{
+    .name = "cimple-skip-list",
+    .experiment = "skip-list",
+    .reproduces = "Cimple (PACT'18) Fig. 1, skip list lookup (SL) and range iteration (SLi)",
+    .summary = "lookup and 1,000-entry scan throughput against group size, 1 GiB list, with std::map and absl",
+    .panels = {{.label = "1 GiB", .arguments = {"--size", "1GiB", "--group", "4,8,16,32,48,64"},
+                .quick_arguments = quick_arguments("16MiB")}},
+    .axes = {.x = "group", .y = "speedup_vs_naive", .series = {"operation", "technique"}, .log_x = true,
+             .y_label = "speedup over the plain algorithm"},
+    .paper = {cimple_skip_list("lookup", 2.7, "skip list lookup: 2.7x single thread"),
+              cimple_skip_list("scan-1000", 4.1, "skip list range iteration (1,000 nodes): 4.1x single thread")},
+    .model = {},
+}};
+
+const headline_registration skip_list_headline{headline_entry{
+    .name = "skip list",
+    .figure = "cimple-skip-list",
+    .panels = {{.label = "1 GiB", .arguments = {"--size", "1GiB", "--group", "16,32"}, .quick_arguments = quick_arguments("16MiB")},
+               {.label = "4 MiB", .arguments = {"--size", "4MiB", "--group", "8,16"}, .quick_arguments = quick_arguments("1MiB")}},
+    .budget_seconds = 40,
+    .summarize = compare_with_naive_and_peers({.peers = {"std-map", "absl-btree"}, .split_by = {"operation"}}),
 }};
 
 }  // namespace

@@ -186,5 +186,26 @@ TEST(FigureRun, ShapeDifferencesAreListed) {
   EXPECT_NE(markdown.str().find("1 of the 2 paper numbers"), std::string::npos);
 }
 
+TEST(FigureRun, ModelNumbersAreComparedWithTheModelsRows) {
+  std::ostringstream progress;
+  figure definition = two_panels();
+  // Large panel: naive 500 ns, compute 50 ns, coro at group 1 1000 ns: Formula 3.4 gives
+  // 500 / (50 + 500) = 0.91.
+  definition.paper = {{.source = "thesis model", .claim = "predicts 0.9x", .where = {{"panel", "large"}, {"technique", "coro"}},
+                       .field = "predicted_speedup_max", .paper_low = 0.9, .paper_high = 0.9,
+                       .shape = shape_rule::within_factor(2), .of_model = true},
+                      {.source = "measured rows", .claim = "no such field", .where = {{"panel", "large"}},
+                       .field = "predicted_speedup_max", .paper_low = 0.9, .paper_high = 0.9}};
+  const figure_result result = run_figure(definition, options{}, progress);
+  report contents;
+  contents.title = "model";
+  contents.figures.push_back({&result, ""});
+  std::ostringstream markdown;
+  write_report(markdown, contents);
+  EXPECT_NE(markdown.str().find("| thesis model | predicts 0.9x | 0.9 | 0.91 | agrees in shape |"), std::string::npos)
+      << markdown.str();
+  EXPECT_NE(markdown.str().find("| measured rows | no such field | 0.9 | - | not measured in this run |"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace braid::bench

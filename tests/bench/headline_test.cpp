@@ -54,6 +54,30 @@ TEST(Headline, WithoutPeersOrNaiveTheColumnsAreLeftOut) {
   EXPECT_TRUE(compare_with_naive_and_peers("naive", {})({}, "empty").empty());
 }
 
+TEST(Headline, LinesSplitByFieldsWithSeveralBaselines) {
+  auto keyed = [](result_row r, const std::string& structure) { return r.set("structure", structure); };
+  const std::vector<result_row> rows = {
+      keyed(row("cache", "naive-branchy", std::nullopt, 30, 1 << 20), "int"),
+      keyed(row("dram", "naive-branchless", std::nullopt, 5, 1 << 30), "int"),
+      keyed(row("dram", "naive-branchy", std::nullopt, 4, 1 << 30), "int"),
+      keyed(row("dram", "gp", 8, 15, 1 << 30), "int"),
+      keyed(row("dram", "naive-branchless", std::nullopt, 2, 1 << 30), "string"),
+      keyed(row("dram", "coro", 8, 5, 1 << 30), "string"),
+      keyed(row("cache", "gp", 8, 20, 1 << 20), "int")};
+  const headline_summary summarize = compare_with_naive_and_peers(
+      {.baselines = {"naive-branchless", "naive-branchy"}, .split_by = {"structure"}});
+  const std::vector<result_row> lines = summarize(rows, "binary search");
+  ASSERT_EQ(lines.size(), 3u);
+  // Splits in first-seen order, DRAM first within each.
+  EXPECT_EQ(to_text(*lines[0].find("structure")), "binary search (int)");
+  EXPECT_EQ(to_text(*lines[0].find("residency")), "dram");
+  EXPECT_DOUBLE_EQ(*lines[0].number("speedup_vs_naive"), 3.0);  // against the faster plain search
+  EXPECT_EQ(to_text(*lines[1].find("residency")), "cache");
+  EXPECT_DOUBLE_EQ(*lines[1].number("speedup_vs_naive"), 20.0 / 30.0);
+  EXPECT_EQ(to_text(*lines[2].find("structure")), "binary search (string)");
+  EXPECT_DOUBLE_EQ(*lines[2].number("speedup_vs_naive"), 2.5);
+}
+
 TEST(Headline, MachineFacts) {
   std::vector<result_row> rows;
   for (int chains : {1, 8, 16, 32}) {

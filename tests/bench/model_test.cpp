@@ -136,6 +136,21 @@ TEST(Model, EvaluatedPerConfigurationBesideTheMeasuredOptimum) {
   EXPECT_NE(report.skipped[0].find("batched"), std::string::npos);
 }
 
+TEST(Model, StructuresOfOnePanelAreSeparateConfigurations) {
+  std::vector<result_row> rows;
+  for (const char* structure : {"int", "string"}) {
+    rows.push_back(row("naive", std::nullopt, 400).set("structure", structure).set("compute_ns_per_op", 40.0)
+                       .set("misses_per_op", std::int64_t{4}));
+    rows.push_back(row("coro", 1, 440).set("structure", structure));
+    rows.push_back(row("coro", 8, structure == std::string("int") ? 80.0 : 200.0).set("structure", structure));
+  }
+  const model_report report = evaluate_model(rows, {.techniques = {"coro"}});
+  ASSERT_EQ(report.rows.size(), 2u);
+  EXPECT_EQ(to_text(*report.rows[1].find("structure")), "string");
+  EXPECT_DOUBLE_EQ(*report.rows[0].number("measured_speedup_max"), 5.0);
+  EXPECT_DOUBLE_EQ(*report.rows[1].number("measured_speedup_max"), 2.0);
+}
+
 TEST(Model, ConfigurationsWithoutTheBaselineInputsAreSkipped) {
   std::vector<result_row> rows = {row("naive", std::nullopt, 400), row("coro", 1, 440)};
   const model_report report = evaluate_model(rows, {.techniques = {"coro"}});
