@@ -116,7 +116,7 @@ class bw_tree_passes {
       if (!is_update(operations_[i])) keys.push_back(key_of(operations_[i]));
     }
     return ordered::suspensions_per_operation(
-        keys, [this](std::uint64_t key) { return std::as_const(tree_).get<interleaved>(key); });
+        std::span<const std::uint64_t>(keys), [this](std::uint64_t key) { return std::as_const(tree_).get<interleaved>(key); });
   }
 
   std::size_t frame_bytes() const {

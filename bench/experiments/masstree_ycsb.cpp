@@ -99,7 +99,7 @@ class masstree_passes {
       if (!is_update(operations_[i])) reads.push_back(i);
     }
     return ordered::suspensions_per_operation(
-        reads, [this](std::uint64_t i) { return std::as_const(tree_).get_flat<interleaved>(key_view(keys_[i])); });
+        std::span<const std::uint64_t>(reads), [this](std::uint64_t i) { return std::as_const(tree_).get_flat<interleaved>(key_view(keys_[i])); });
   }
 
   template <bool Nested>
