@@ -14,8 +14,12 @@ struct sum_list : tasks::annotated_task<sum_list> {
   const node* at;
   long* total;
   int* lists_left;  // the last walk to finish stops the runtime
-  sum_list(const node* head, long* out, int* left) : at(head), total(out), lists_left(left) { annotate_prefetch(head, hint()); }
-  static tasks::prefetch_descriptor hint() { return tasks::prefetch_descriptor::bytes(sizeof(node), tasks::prefetch_temporality::temporal); }
+  sum_list(const node* head, long* out, int* left) : at(head), total(out), lists_left(left) {
+    annotate_prefetch(head, hint());                           // prefetch the first node before the first run
+  }
+  static tasks::prefetch_descriptor hint() {
+    return tasks::prefetch_descriptor::bytes(sizeof(node), tasks::prefetch_temporality::temporal);
+  }
 
   tasks::task_result execute(tasks::worker&) {
     *total += at->value;                                       // the node is (likely) in cache by now
@@ -29,7 +33,9 @@ struct sum_list : tasks::annotated_task<sum_list> {
 
 int main() {
   std::vector<node> nodes(4000);
-  for (std::size_t i = 0; i < nodes.size(); ++i) nodes[i] = {static_cast<long>(i), i % 4 == 3 ? nullptr : &nodes[i + 1]};
+  for (std::size_t i = 0; i < nodes.size(); ++i) {                 // 1000 lists of 4 nodes
+    nodes[i] = {static_cast<long>(i), i % 4 == 3 ? nullptr : &nodes[i + 1]};
+  }
   std::vector<long> totals(nodes.size() / 4, 0);
   tasks::runtime runtime({.workers = 1, .distance = tasks::prefetch_distance::fixed(2)});
   int lists_left = static_cast<int>(totals.size());          // one worker: no other thread touches it

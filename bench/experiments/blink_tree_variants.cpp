@@ -41,7 +41,8 @@ struct variant_setup {
   key_distribution distribution;
 };
 
-variant_setup setup_for(run_context& context, std::uint64_t full_records, std::uint64_t quick_records, std::size_t trees) {
+variant_setup setup_for(run_context& context, std::uint64_t full_records, std::uint64_t quick_records,
+                        std::size_t trees) {
   const bool quick = context.quick();
   variant_setup setup{
       .records = context.keys_or(quick ? quick_records : full_records),
@@ -49,8 +50,9 @@ variant_setup setup_for(run_context& context, std::uint64_t full_records, std::u
       .worker_counts = context.threads_or({1, 2}),
       .distribution = context.distribution_or({.shape = key_distribution::kind::zipf}),
   };
-  context.require_memory(trees * tree_bytes_estimate(setup.records) + 4 * setup.records * sizeof(request) + (std::size_t{64} << 20),
-                         "the trees and their requests");
+  context.require_memory(
+      trees * tree_bytes_estimate(setup.records) + 4 * setup.records * sizeof(request) + (std::size_t{64} << 20),
+      "the trees and their requests");
   return setup;
 }
 
@@ -108,8 +110,10 @@ std::vector<insert_choice> insert_choices(const tasks::blink_tree_options& defau
       {"insert-header-write", defaults.traversal_prefetch,
        tasks::blink::prefetch_of(node_part::header, prefetch_temporality::write)},
       {"insert-half-node-write", defaults.traversal_prefetch, defaults.insert_prefetch},
-      {"insert-whole-node-write", defaults.traversal_prefetch, prefetch_descriptor::bytes(node_bytes, prefetch_temporality::write)},
-      {"insert-half-node-t0", defaults.traversal_prefetch, prefetch_descriptor::bytes(node_bytes / 2, prefetch_temporality::temporal)},
+      {"insert-whole-node-write", defaults.traversal_prefetch,
+       prefetch_descriptor::bytes(node_bytes, prefetch_temporality::write)},
+      {"insert-half-node-t0", defaults.traversal_prefetch,
+       prefetch_descriptor::bytes(node_bytes / 2, prefetch_temporality::temporal)},
   };
 }
 
@@ -131,8 +135,8 @@ void run_blink_tree_prefetch_parts(run_context& context) {
                          return checksum_of(tasks::blink::run_on_runtime(tree, runtime, input.fill));
                        }});
     }
-    measure_and_emit(context, setup.repetitions, fills, "blink-tree-prefetch-parts", "fill", workers, input.fill.size(),
-                     [&] { return tree.memory_bytes(); }, "insert-none", "insert-none");
+    measure_and_emit(context, setup.repetitions, fills, "blink-tree-prefetch-parts", "fill", workers,
+                     input.fill.size(), [&] { return tree.memory_bytes(); }, "insert-none", "insert-none");
     if (fills.empty()) {
       tree.clear();
       tasks::blink::run_on_runtime(tree, runtime, input.fill);
@@ -146,19 +150,20 @@ void run_blink_tree_prefetch_parts(run_context& context) {
       reads.push_back({choice.name, [&, choice] {
                          // Without any prefetch the value is read in the leaf's own task.
                          const bool value_step = choice.part != node_part::none;
-                         tree.set_prefetch(tasks::blink::prefetch_of(choice.part, choice.temporality), defaults.insert_prefetch,
-                                           value_step);
+                         tree.set_prefetch(tasks::blink::prefetch_of(choice.part, choice.temporality),
+                                           defaults.insert_prefetch, value_step);
                          return checksum_of(tasks::blink::run_on_runtime(tree, runtime, input.run));
                        }});
     }
     std::vector<part_choice> choices = lookup_part_choices();
-    measure_and_emit(context, setup.repetitions, reads, "blink-tree-prefetch-parts", phase, workers, input.run.size(), [&] { return tree.memory_bytes(); },
-                     "none", "none", [&](result_row& row, const std::string& name) {
+    measure_and_emit(context, setup.repetitions, reads, "blink-tree-prefetch-parts", phase, workers, input.run.size(),
+                     [&] { return tree.memory_bytes(); }, "none", "none", [&](result_row& row, const std::string& name) {
                        for (const part_choice& choice : choices) {
                          if (choice.name != name) continue;
                          row.set("node_part", tasks::blink::to_string(choice.part))
-                             .set("prefetch_lines", static_cast<std::int64_t>(
-                                                        tasks::blink::prefetch_of(choice.part, choice.temporality).line_count()));
+                             .set("prefetch_lines",
+                                  static_cast<std::int64_t>(
+                                      tasks::blink::prefetch_of(choice.part, choice.temporality).line_count()));
                        }
                      });
     tree.set_prefetch(defaults.traversal_prefetch, defaults.insert_prefetch, defaults.value_step);
@@ -169,7 +174,7 @@ void run_blink_tree_prefetch_parts(run_context& context) {
 const registration blink_tree_prefetch_parts{experiment{
     .name = "blink-tree-prefetch-parts",
     .reproduces = "MxTasks Fig. 5.2 (which node parts to prefetch)",
-    .summary = "B-link tree on tasks: prefetch none / header / half keys / all keys / whole node, NTA vs T0; insert hints",
+    .summary = "B-link tree on tasks: prefetch none / header / half / all keys / whole node, NTA vs T0; insert hints",
     .techniques = {"none", "header-nta", "header-t0", "half-keys-nta", "half-keys-t0", "all-keys-nta", "all-keys-t0",
                    "whole-node-nta", "whole-node-t0", "insert-none", "insert-header-write", "insert-half-node-write",
                    "insert-whole-node-write", "insert-half-node-t0"},
@@ -204,8 +209,8 @@ void run_blink_tree_reclamation(run_context& context) {
                          return checksum_of(tasks::blink::run_on_runtime(tree, runtime, input.run));
                        }});
     }
-    measure_and_emit(context, setup.repetitions, fills, "blink-tree-reclamation", "fill", workers, input.fill.size(), [&] { return tree.memory_bytes(); },
-                     "none", "none");
+    measure_and_emit(context, setup.repetitions, fills, "blink-tree-reclamation", "fill", workers, input.fill.size(),
+                     [&] { return tree.memory_bytes(); }, "none", "none");
     if (fills.empty()) {
       tree.clear();
       tasks::blink::run_on_runtime(tree, runtime, input.fill);
