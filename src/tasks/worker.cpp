@@ -336,7 +336,14 @@ void worker::record_cycles(std::uint16_t type_id, std::uint64_t cycles) noexcept
   if (history.filled < history_length) ++history.filled;
   std::array<std::uint32_t, history_length> sorted{};
   std::copy_n(history.samples.begin(), history.filled, sorted.begin());
-  std::sort(sorted.begin(), sorted.begin() + history.filled);
+  // Insertion sort of at most eight samples (std::sort on so small an array trips GCC 12's
+  // array-bounds warning in its unrolled prologue).
+  for (unsigned index = 1; index < history.filled; ++index) {
+    const std::uint32_t sample = sorted[index];
+    unsigned slot = index;
+    for (; slot > 0 && sorted[slot - 1] > sample; --slot) sorted[slot] = sorted[slot - 1];
+    sorted[slot] = sample;
+  }
   const unsigned lower_half = std::max(1u, history.filled / 2u);
   std::uint64_t sum = 0;
   for (unsigned index = 0; index < lower_half; ++index) sum += sorted[index];
