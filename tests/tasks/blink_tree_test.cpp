@@ -148,7 +148,9 @@ TEST(BlinkTree, ThreadFormMatchesStdMap) {
     const std::string context = "thread form, seed " + std::to_string(seed);
     expect_same_results(requests, expected, actual, context);
     expect_map_contents(tree, map, context);
-    if (domain > 1000) EXPECT_GE(tree.height(), 3u) << "deep enough to split inner nodes";
+    if (domain > 1000) {
+      EXPECT_GE(tree.height(), 3u) << "deep enough to split inner nodes";
+    }
   }
 }
 
@@ -264,7 +266,9 @@ TEST(BlinkTree, OneLookupSourceInThreeModes) {
   blink::run_on_runtime(tree, tasks, reads, {.lookups = blink::lookup_form::coroutine_bridge}, bridged);
   for (std::size_t index = 0; index < keys.size(); ++index) {
     ASSERT_EQ(bridged[index].status == operation_status::found, plain[index].has_value()) << index;
-    if (plain[index]) ASSERT_EQ(bridged[index].value, *plain[index]) << index;
+    if (plain[index]) {
+      ASSERT_EQ(bridged[index].value, *plain[index]) << index;
+    }
   }
 }
 
