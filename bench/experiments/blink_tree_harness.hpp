@@ -103,7 +103,10 @@ inline result_row tree_row(const measurement& measured, const std::string& phase
                            std::size_t tree_bytes) {
   result_row row;
   const double ns_per_op = measured.median_ns / static_cast<double>(operations);
+  // The headline groups rows by residency: one line per phase of the DRAM- or cache-resident tree.
+  const std::string residency = std::string(tree_bytes >= (std::size_t{64} << 20) ? "dram " : "cache ") + phase;
   row.set("structure", "blink-tree")
+      .set("residency", residency)
       .set("technique", measured.name)
       .set("phase", phase)
       .set("threads", static_cast<std::int64_t>(threads))

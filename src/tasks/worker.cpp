@@ -334,14 +334,15 @@ void worker::record_cycles(std::uint16_t type_id, std::uint64_t cycles) noexcept
   history.samples[history.next] = static_cast<std::uint32_t>(std::min<std::uint64_t>(cycles, UINT32_MAX));
   history.next = static_cast<std::uint8_t>((history.next + 1) % history_length);
   if (history.filled < history_length) ++history.filled;
-  // Insertion sort of at most history_length samples (GCC 12 reports a false array-bounds
-  // error inside std::sort's 16-element insertion threshold on an 8-element array).
   std::array<std::uint32_t, history_length> sorted{};
-  for (unsigned count = 0; count < history.filled; ++count) {
-    const std::uint32_t sample = history.samples[count];
-    unsigned position = count;
-    for (; position > 0 && sorted[position - 1] > sample; --position) sorted[position] = sorted[position - 1];
-    sorted[position] = sample;
+  std::copy_n(history.samples.begin(), history.filled, sorted.begin());
+  // Insertion sort of at most eight samples (std::sort on so small an array trips GCC 12's
+  // array-bounds warning in its unrolled prologue).
+  for (unsigned index = 1; index < history.filled; ++index) {
+    const std::uint32_t sample = sorted[index];
+    unsigned slot = index;
+    for (; slot > 0 && sorted[slot - 1] > sample; --slot) sorted[slot] = sorted[slot - 1];
+    sorted[slot] = sample;
   }
   const unsigned lower_half = std::max(1u, history.filled / 2u);
   std::uint64_t sum = 0;

@@ -208,9 +208,9 @@ coro<std::optional<blink::value_type>> blink_tree::lookup(key_type key) const {
       if (node.validate(version)) co_return std::nullopt;
       continue;
     }
-    // Named first: GCC 12 cannot deduce the type of a parenthesized co_await expression.
-    const auto& value_slot = co_await fetch<M>(&leaf.values[index]);
-    const value_type value = value_slot.load(std::memory_order_relaxed);
+    // Named first: GCC 12 cannot call a member on a co_await expression directly.
+    const std::atomic<value_type>& slot = co_await fetch<M>(&leaf.values[index]);
+    const value_type value = slot.load(std::memory_order_relaxed);
     if (node.validate(version)) co_return value;
   }
 }
