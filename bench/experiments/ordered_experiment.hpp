@@ -175,6 +175,9 @@ struct run_description {
   // Nonzero when the lines are a root-to-leaf descent over nodes of this size: the top levels
   // then stay in the last-level cache and only the rest count as DRAM lines (see below).
   std::size_t descent_node_bytes = 0;
+  // False when the lines are largely sequential (a scan of leaves laid out in key order): no
+  // roofline fraction then, since the roofline is the rate of independent random misses.
+  bool lines_are_independent_misses = true;
   unsigned repetitions = 5;
   std::vector<std::pair<std::string, field_value>> extra;  // fields every row carries
 };
@@ -239,7 +242,7 @@ inline void measure_and_emit(run_context& context, const run_description& run, c
     // counts, and so the roofline fraction, describe braid's structure only.
     const std::string& technique = variants[v].technique;
     if (!technique.starts_with("std-") && !technique.starts_with("absl-")) {
-      if (profile != nullptr) {
+      if (profile != nullptr && run.lines_are_independent_misses) {
         row.set("roofline_fraction", roofline_fraction(dram_lines, ns_per_op, *profile)).set("dram_lines_per_op", dram_lines);
       }
       row.set("lines_per_op", run.lines_per_operation);
