@@ -357,39 +357,7 @@ class bplus_tree {
   template <prefetch_hint Hint = prefetch_hint::t0, class Visitor>
   void multi_scan(std::span<const scan_request> requests, std::span<std::size_t> visited, technique how,
                   std::size_t group, Visitor&& visit) const {
-    detail::check_multi_find_arguments(requests, visited, group, "bplus_tree::multi_scan");
-    auto visitor_of = [&visit](std::size_t request) {
-      return [&visit, request](const Key& key, const Value& value) { visit(request, key, value); };
-    };
-    auto deliver = [&](std::size_t request, std::size_t count) { visited[request] = count; };
-    switch (how) {
-      case technique::naive:
-        for (std::size_t i = 0; i < requests.size(); ++i) visited[i] = scan(requests[i].start, requests[i].limit, visitor_of(i));
-        return;
-      case technique::coro:
-        interleaved_scheduler{group}.run(
-            requests.size(),
-            [&](std::size_t i) {
-              return scan_coroutine<interleaved_with<Hint>>(requests[i].start, requests[i].limit, visitor_of(i));
-            },
-            deliver);
-        return;
-      case technique::fiber:
-        interleaved_scheduler{group}.run(
-            requests.size(),
-            [&](std::size_t i) {
-              return fiber<std::size_t>([this, &requests, &visitor_of, i](fiber_context& context) {
-                return scan_on_fiber<Hint>(context, requests[i].start, requests[i].limit, visitor_of(i));
-              });
-            },
-            deliver);
-        return;
-      case technique::gp:
-      case technique::amac:
-        break;
-    }
-    throw std::invalid_argument("bplus_tree::multi_scan: technique '" + std::string(to_string(how)) +
-                                "' is not available (naive, coro, fiber)");
+    detail::ordered_multi_scan<Hint>(*this, requests, visited, how, group, visit, "bplus_tree::multi_scan");
   }
 
   // Calls visit(key, value) for every entry in key order.

@@ -9,7 +9,11 @@
 //   find_group_prefetching<Hint>(keys, out, group)   hand-written group prefetching
 //   find_amac<Hint>(keys, out, group)                hand-written AMAC
 // and ordered_multi_find runs the requested technique over a batch of keys, results in input
-// order, absent keys as std::nullopt.
+// order, absent keys as std::nullopt. An index with range scans provides
+//   scan(start, limit, visitor)                         the plain scan
+//   scan_coroutine<M>(start, limit, visitor)            the interleavable scan
+//   scan_on_fiber<Hint>(fiber_context&, start, limit, visitor)
+// and ordered_multi_scan runs many of them (naive, coro or fiber).
 #pragma once
 
 #include <cstddef>
@@ -91,6 +95,51 @@ void ordered_multi_find(const Index& index, std::span<const Key> keys, std::span
   throw std::invalid_argument(std::string(structure) + "::multi_find: technique '" + std::string(to_string(how)) +
                               "' is not available for this structure (the papers have no " +
                               std::string(to_string(how)) + " version of it)");
+}
+
+// Runs every scan request ({start, limit}) with `how`, calling visit(request index, key, value)
+// for each entry (in key order within a request; requests interleave with each other), and
+// writes how many entries each request visited to visited[i]. Throws std::invalid_argument for
+// gp and amac (no paper has them for scans), a short `visited` or group 0.
+template <prefetch_hint Hint, class Index, class Request, class Visitor>
+void ordered_multi_scan(const Index& index, std::span<const Request> requests, std::span<std::size_t> visited,
+                        technique how, std::size_t group, Visitor& visit, const char* structure) {
+  check_multi_find_arguments(requests, visited, group, structure);
+  auto visitor_of = [&visit](std::size_t request) {
+    return [&visit, request](const auto& key, const auto& value) { visit(request, key, value); };
+  };
+  auto deliver = [&visited](std::size_t request, std::size_t count) { visited[request] = count; };
+  switch (how) {
+    case technique::naive:
+      for (std::size_t i = 0; i < requests.size(); ++i) {
+        visited[i] = index.scan(requests[i].start, requests[i].limit, visitor_of(i));
+      }
+      return;
+    case technique::coro:
+      interleaved_scheduler{group}.run(
+          requests.size(),
+          [&](std::size_t i) {
+            return index.template scan_coroutine<interleaved_with<Hint>>(requests[i].start, requests[i].limit,
+                                                                         visitor_of(i));
+          },
+          deliver);
+      return;
+    case technique::fiber:
+      interleaved_scheduler{group}.run(
+          requests.size(),
+          [&](std::size_t i) {
+            return fiber<std::size_t>([&index, &requests, &visitor_of, i](fiber_context& context) {
+              return index.template scan_on_fiber<Hint>(context, requests[i].start, requests[i].limit, visitor_of(i));
+            });
+          },
+          deliver);
+      return;
+    case technique::gp:
+    case technique::amac:
+      break;
+  }
+  throw std::invalid_argument(std::string(structure) + ": technique '" + std::string(to_string(how)) +
+                              "' is not available (naive, coro, fiber)");
 }
 
 }  // namespace braid::detail
