@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -22,6 +21,7 @@
 #include "braid/index/technique.hpp"
 #include "experiment.hpp"
 #include "measure.hpp"
+#include "results.hpp"
 #include "roofline.hpp"
 
 namespace braid::bench::lookup_bench {
@@ -49,17 +49,10 @@ inline bool named_explicitly(const run_context& context, const std::string& name
   return std::find(given.begin(), given.end(), name) != given.end();
 }
 
-// The largest cache of CPU 0 as sysfs describes it (sysconf's figure is the host's under
-// some hypervisors); 32 MiB when unknown.
+// The last-level cache as sysfs describes it (results.hpp); 32 MiB when unknown.
 inline std::size_t last_level_cache_bytes() {
-  std::size_t largest = 0;
-  for (int index = 0; index < 8; ++index) {
-    std::ifstream size_file("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size");
-    std::size_t kib = 0;
-    char unit = 0;
-    if (size_file >> kib >> unit && unit == 'K') largest = std::max(largest, kib << 10);
-  }
-  return largest > 0 ? largest : std::size_t{32} << 20;
+  const std::size_t bytes = ::braid::bench::last_level_cache_bytes();
+  return bytes != 0 ? bytes : std::size_t{32} << 20;
 }
 
 // Data at least four times the last-level cache is DRAM-resident: its rows get a roofline
