@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "braid/core/thread_runner.hpp"
+#include "workload_files.hpp"
 
 namespace braid::bench {
 
@@ -106,6 +107,12 @@ key_distribution run_context::distribution_or(key_distribution fallback) const {
 }
 page_size run_context::pages_or(page_size fallback) const { return options_.pages.value_or(fallback); }
 
+const workload_file_pair* run_context::workload() const {
+  if (!options_.workload_files) return nullptr;
+  if (!workload_) workload_ = std::make_shared<const workload_file_pair>(read_workload_files(*options_.workload_files));
+  return workload_.get();
+}
+
 bool run_context::selected(const std::string& technique) const {
   return options_.techniques.empty() ||
          std::find(options_.techniques.begin(), options_.techniques.end(), technique) != options_.techniques.end();
@@ -130,11 +137,10 @@ void run_context::emit(result_row row) {
     }
     complete.set(name, value);
   }
-  if (complete.find("residency") == nullptr) {
-    if (const std::optional<double> bytes = complete.number("size_bytes")) {
-      const std::string residency = residency_of(static_cast<std::size_t>(*bytes));
-      if (!residency.empty()) complete.set("residency", residency);
-    }
+  if (const std::optional<double> bytes = complete.number("size_bytes")) {
+    const auto size = static_cast<std::size_t>(*bytes);
+    if (complete.find("residency") == nullptr && !residency_of(size).empty()) complete.set("residency", residency_of(size));
+    if (complete.find("data_to_llc") == nullptr && data_to_llc(size) > 0) complete.set("data_to_llc", data_to_llc(size));
   }
   const field_value* technique = complete.find("technique");
   const std::string* name = technique == nullptr ? nullptr : std::get_if<std::string>(technique);

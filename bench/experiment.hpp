@@ -7,6 +7,7 @@
 #include <chrono>
 #include <functional>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,7 @@ enum option_flag : unsigned {
 };
 
 class run_context;
+struct workload_file_pair;
 
 struct experiment {
   std::string name;                     // "switch-cost"
@@ -66,6 +68,11 @@ class run_context {
   [[nodiscard]] std::uint64_t seed() const;
   [[nodiscard]] key_distribution distribution_or(key_distribution fallback) const;
   [[nodiscard]] page_size pages_or(page_size fallback) const;
+  // The operations of --workload FILL RUN, or nullptr without the option. Figure runs read
+  // and validate the files before any panel runs (set_workload); otherwise they are read on
+  // the first call. Throws usage_error for an unreadable or malformed file.
+  [[nodiscard]] const workload_file_pair* workload() const;
+  void set_workload(std::shared_ptr<const workload_file_pair> files) { workload_ = std::move(files); }
   // Whether --technique selected this technique (all are selected by default).
   [[nodiscard]] bool selected(const std::string& technique) const;
 
@@ -100,6 +107,7 @@ class run_context {
  private:
   const experiment& definition_;
   options options_;
+  mutable std::shared_ptr<const workload_file_pair> workload_;
   std::ostream& progress_stream_;
   bool progress_enabled_;
   std::vector<result_row> rows_;

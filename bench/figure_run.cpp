@@ -11,6 +11,7 @@
 #include "experiment.hpp"
 #include "plots.hpp"
 #include "report.hpp"
+#include "workload_files.hpp"
 
 namespace braid::bench {
 
@@ -28,24 +29,6 @@ figure figure_named(const std::string& name) {
   plain.panels = {panel{}};
   plain.axes.x = "";  // the swept field
   return plain;
-}
-
-options merge_options(const options& preset, const options& user) {
-  options merged = preset;
-  if (!user.sizes_bytes.empty()) merged.sizes_bytes = user.sizes_bytes;
-  if (user.keys) merged.keys = user.keys;
-  if (!user.groups.empty()) merged.groups = user.groups;
-  if (!user.threads.empty()) merged.threads = user.threads;
-  if (!user.techniques.empty()) merged.techniques = user.techniques;
-  if (user.distribution) merged.distribution = user.distribution;
-  if (user.pages) merged.pages = user.pages;
-  if (user.repetitions) merged.repetitions = user.repetitions;
-  if (user.seed) merged.seed = user.seed;
-  merged.quick = user.quick;
-  merged.callgrind = user.callgrind;
-  merged.format = user.format;
-  merged.out_dir = user.out_dir;
-  return merged;
 }
 
 namespace {
@@ -76,6 +59,7 @@ std::vector<std::string> words_of(const options& given) {
   if (given.repetitions) words.insert(words.end(), {"--repetitions", std::to_string(*given.repetitions)});
   if (given.seed) words.insert(words.end(), {"--seed", std::to_string(*given.seed)});
   if (given.quick) words.push_back("--quick");
+  if (given.workload_files) words.insert(words.end(), {"--workload", given.workload_files->first, given.workload_files->second});
   return words;
 }
 
@@ -104,9 +88,13 @@ figure_result run_figure(const figure& definition, const options& user, std::ost
     check_options(*runner, merged);
     panel_options.push_back(std::move(merged));
   }
+  // Workload files are read and validated whole before anything runs; panels share them.
+  std::shared_ptr<const workload_file_pair> workload;
+  if (user.workload_files) workload = std::make_shared<const workload_file_pair>(read_workload_files(*user.workload_files));
   for (std::size_t index = 0; index < definition.panels.size(); ++index) {
     const panel& current = definition.panels[index];
     run_context context(*runner, panel_options[index], progress);
+    if (panel_options[index].workload_files == user.workload_files) context.set_workload(workload);
     if (definition.panels.size() > 1 || !current.label.empty()) {
       std::string prefix = "panel " + std::to_string(index + 1) + "/" + std::to_string(definition.panels.size());
       if (!current.label.empty()) prefix += " (" + current.label + ")";

@@ -22,10 +22,6 @@ namespace braid::bench {
 // with the swept field on the x axis. Throws usage_error when neither exists.
 figure figure_named(const std::string& name);
 
-// `preset` with every option the user gave replacing the preset's; flags (--quick,
-// --callgrind) are the user's.
-options merge_options(const options& preset, const options& user);
-
 struct figure_result {
   figure definition;
   options user;                                  // the options given after the name

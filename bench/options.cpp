@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "results.hpp"
+
 namespace braid::bench {
 
 namespace {
@@ -52,7 +54,9 @@ std::uint64_t parse_count(std::string_view text, std::string_view option) {
 }
 
 std::size_t parse_size(std::string_view text, std::string_view option) {
-  // <number>[unit]: unit B, KiB/MiB/GiB (binary), K/M/G (binary), KB/MB/GB (decimal).
+  // <number>[unit]: unit B, KiB/MiB/GiB (binary), K/M/G (binary), KB/MB/GB (decimal); or
+  // `dram`, this machine's DRAM-resident size (results.hpp).
+  if (text == "dram") return dram_resident_bytes();
   std::size_t split = 0;
   while (split < text.size() && (std::isdigit(static_cast<unsigned char>(text[split])) || text[split] == '.')) ++split;
   const std::string number(text.substr(0, split));
@@ -60,7 +64,7 @@ std::size_t parse_size(std::string_view text, std::string_view option) {
   double value = 0;
   std::istringstream parse(number);
   if (number.empty() || !(parse >> value) || !parse.eof()) {
-    fail(option, "'" + std::string(text) + "' is not a size (examples: 4096, 64KiB, 1.5MiB, 1GiB)");
+    fail(option, "'" + std::string(text) + "' is not a size (examples: 4096, 64KiB, 1.5MiB, 1GiB, dram)");
   }
   double multiplier = 0;
   if (unit.empty() || unit == "B") multiplier = 1;
@@ -125,6 +129,17 @@ std::string format_bytes(std::size_t bytes) {
   text.precision(value == std::floor(value) ? 0 : 3);
   text << value << units[unit];
   return text.str();
+}
+
+options merge_options(const options& preset, const options& user) {
+  options merged = preset;
+  auto take_if_set = [](auto& target, const auto& given) {
+    if (given != std::remove_cvref_t<decltype(given)>{}) target = given;
+  };
+  [&]<std::size_t... field>(std::index_sequence<field...>) {
+    (take_if_set(std::get<field>(fields_of(merged)), std::get<field>(fields_of(user))), ...);
+  }(std::make_index_sequence<std::tuple_size_v<decltype(fields_of(merged))>>{});
+  return merged;
 }
 
 options parse_run_options(const std::vector<std::string>& arguments) {

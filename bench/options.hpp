@@ -2,12 +2,15 @@
 // usage_error naming the option and the problem; main() prints it on one line and exits 2.
 #pragma once
 
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -25,6 +28,7 @@ struct key_distribution {
   enum class kind { uniform, zipf, sorted } shape = kind::uniform;
   double theta = 0.99;  // zipf only
   [[nodiscard]] std::string describe() const;
+  friend bool operator==(const key_distribution&, const key_distribution&) = default;
 };
 
 // Values given on the command line; unset ones take the experiment's defaults.
@@ -43,7 +47,26 @@ struct options {
   output_format format = output_format::table;
   std::optional<std::string> out_dir;    // --out DIR
   std::optional<std::pair<std::string, std::string>> workload_files;  // --workload FILL RUN
+
+  friend bool operator==(const options&, const options&) = default;
 };
+
+// Every field of `options`, as a tuple of references in declaration order. The structured
+// binding must name each field once, so a field added to `options` and not here does not
+// compile; code that walks the fields (merge_options, the tests) therefore cannot miss one.
+template <class Options>
+  requires std::same_as<std::remove_const_t<Options>, options>
+constexpr auto fields_of(Options& given) {
+  auto& [sizes_bytes, keys, groups, threads, techniques, distribution, pages, repetitions, seed, quick, callgrind,
+         format, out_dir, workload_files] = given;
+  return std::tie(sizes_bytes, keys, groups, threads, techniques, distribution, pages, repetitions, seed, quick,
+                  callgrind, format, out_dir, workload_files);
+}
+
+// A figure preset's options overridden by the user's: every field the user set (a non-empty
+// list, an engaged optional, a flag that is on, a format other than the default) replaces the
+// preset's; every other field keeps the preset's value.
+options merge_options(const options& preset, const options& user);
 
 // Parsers, exposed for tests. Each throws usage_error with the option name in the message.
 std::size_t parse_size(std::string_view text, std::string_view option);

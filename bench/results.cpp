@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "braid/core/thread_runner.hpp"
+#include "options.hpp"
 
 #ifndef BRAID_SOURCE_DIR
 #define BRAID_SOURCE_DIR "."
@@ -178,10 +179,27 @@ std::size_t last_level_cache_bytes() {
   return bytes;
 }
 
+std::size_t dram_resident_bytes() {
+  constexpr std::size_t mebibyte = std::size_t{1} << 20;
+  const std::size_t cache = last_level_cache_bytes();
+  const std::size_t wanted = cache == 0 ? std::size_t{1} << 30 : dram_cache_multiple * cache;
+  std::size_t bytes = (wanted + mebibyte - 1) / mebibyte * mebibyte;
+  if (const std::size_t available = available_memory_bytes(); available != 0) {
+    bytes = std::min(bytes, std::max(mebibyte, available / 4 / mebibyte * mebibyte));
+  }
+  return bytes;
+}
+
 std::string residency_of(std::size_t size_bytes) {
   const std::size_t cache = last_level_cache_bytes();
   if (cache == 0) return "";
-  return size_bytes <= cache ? "cache" : "dram";
+  if (size_bytes <= cache) return "cache";
+  return size_bytes >= dram_cache_multiple * cache ? "dram" : "partly cached";
+}
+
+double data_to_llc(std::size_t size_bytes) {
+  const std::size_t cache = last_level_cache_bytes();
+  return cache == 0 ? 0.0 : static_cast<double>(size_bytes) / static_cast<double>(cache);
 }
 
 void write_markdown_table(std::ostream& out, const std::vector<result_row>& rows,

@@ -54,9 +54,23 @@ std::string to_text(const field_value& value);
 // Size of the largest data cache of CPU 0 (sysfs), 0 when unknown.
 std::size_t last_level_cache_bytes();
 
-// Where data of `size_bytes` lives once warm: "cache" when it fits in the last-level cache,
-// "dram" otherwise (empty when the cache size is unknown). Rows with a `size_bytes` get a
-// `residency` field from this when they are emitted.
+// Data at least this many times the last-level cache is DRAM-resident: nearly every line a
+// random access touches comes from memory, whatever the machine's cache size.
+constexpr std::size_t dram_cache_multiple = 16;
+
+// The default size of a DRAM-resident experiment on this machine: 16 times the last-level
+// cache (1 GiB when its size is unknown), rounded up to a whole MiB, and capped by a quarter
+// of the available memory (a structure's build needs room beside its data). `--size dram`
+// names it on the command line; figure presets and the headline use it for their DRAM panels,
+// so one command measures the same thing on a 32 MiB and on a 260 MiB cache.
+std::size_t dram_resident_bytes();
+
+// Where data of `size_bytes` lives once warm, by its ratio to the last-level cache: "cache"
+// when it fits, "dram" from 16 times the cache on, "partly cached" in between (empty when the
+// cache size is unknown). Rows with a `size_bytes` get a `residency` field from this, and a
+// `data_to_llc` ratio, when they are emitted.
 std::string residency_of(std::size_t size_bytes);
+// size_bytes over the last-level cache, 0 when the cache size is unknown.
+double data_to_llc(std::size_t size_bytes);
 
 }  // namespace braid::bench

@@ -311,4 +311,11 @@ generated_workload generate_ycsb(const ycsb_spec& spec) {
   return made;
 }
 
+workload_file_pair read_workload_files(const std::pair<std::string, std::string>& paths) {
+  workload_file_pair files{.fill_path = paths.first, .run_path = paths.second, .fill = {}, .run = {}};
+  files.fill = read_workload_file(paths.first);
+  files.run = read_workload_file(paths.second);
+  return files;
+}
+
 }  // namespace braid::bench

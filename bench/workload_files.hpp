@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "options.hpp"
@@ -48,6 +49,16 @@ std::vector<workload_operation> read_workload_file(const std::string& path);
 // Writes one operation a line. Throws std::runtime_error when the file cannot be written.
 void write_workload_file(const std::string& path, std::span<const workload_operation> operations);
 std::string format_workload(std::span<const workload_operation> operations);
+
+// The two files of `--workload FILL RUN`, each read and validated whole.
+struct workload_file_pair {
+  std::string fill_path;
+  std::string run_path;
+  std::vector<workload_operation> fill;
+  std::vector<workload_operation> run;
+};
+// Throws usage_error naming the file (and line) that cannot be read or parsed.
+workload_file_pair read_workload_files(const std::pair<std::string, std::string>& paths);
 
 enum class ycsb_workload : char { a = 'a', b = 'b', c = 'c', d = 'd', e = 'e', f = 'f' };
 ycsb_workload parse_ycsb_workload(std::string_view text);  // "a".."f" (either case); usage_error otherwise

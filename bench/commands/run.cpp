@@ -15,7 +15,8 @@ figure, one run per panel; options given here override the preset's). `braid-ben
 both.
 
 options (each experiment accepts the subset `braid-bench run NAME --help` lists):
-  --size S[,S...]        data size: 4096, 64KiB, 1.5MiB, 1GiB (KB/MB/GB are decimal)
+  --size S[,S...]        data size: 4096, 64KiB, 1.5MiB, 1GiB (KB/MB/GB are decimal), or dram:
+                         16x this machine's last-level cache (the DRAM panels' default)
   --keys N               operations per repetition
   --group G[,G...]       operations in flight per thread (1..4096)
   --threads T[,T...]     worker threads, each pinned to its own CPU (at most the CPUs available)

@@ -55,12 +55,10 @@ inline std::size_t tree_bytes_estimate(std::uint64_t records) {
 inline ycsb_input ycsb_input_for(run_context& context, ycsb_workload workload, const key_distribution& distribution,
                                  std::uint64_t records, std::uint64_t operations) {
   ycsb_input input;
-  if (const auto& files = context.given().workload_files) {
-    context.progress("reading " + files->first);
-    input.fill = to_requests(read_workload_file(files->first));
-    context.progress("reading " + files->second);
-    input.run = to_requests(read_workload_file(files->second));
-    input.description = "files " + files->first + " " + files->second;
+  if (const workload_file_pair* files = context.workload()) {
+    input.fill = to_requests(files->fill);
+    input.run = to_requests(files->run);
+    input.description = "files " + files->fill_path + " " + files->run_path;
     return input;
   }
   context.progress("generating YCSB-" + std::string(1, static_cast<char>(workload)));
@@ -103,8 +101,9 @@ inline result_row tree_row(const measurement& measured, const std::string& phase
                            std::size_t tree_bytes) {
   result_row row;
   const double ns_per_op = measured.median_ns / static_cast<double>(operations);
-  // The headline groups rows by residency: one line per phase of the DRAM- or cache-resident tree.
-  const std::string residency = std::string(tree_bytes >= (std::size_t{64} << 20) ? "dram " : "cache ") + phase;
+  // The headline groups rows by residency: one line per phase, labelled by the tree's size
+  // against the last-level cache (results.hpp).
+  const std::string residency = residency_of(tree_bytes) + " " + phase;
   row.set("structure", "blink-tree")
       .set("residency", residency)
       .set("technique", measured.name)
@@ -112,6 +111,7 @@ inline result_row tree_row(const measurement& measured, const std::string& phase
       .set("threads", static_cast<std::int64_t>(threads))
       .set("size_bytes", static_cast<std::int64_t>(tree_bytes))
       .set("ops", static_cast<std::int64_t>(operations))
+      .set("checksum", std::to_string(measured.checksum))  // what the pass computed: proves which input ran
       .set("ns_per_op", ns_per_op)
       .set("mops", 1e3 / ns_per_op)
       .set("cycles_per_op", measured.median_cycles / static_cast<double>(operations));

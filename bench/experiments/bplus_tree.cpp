@@ -164,7 +164,7 @@ void run_node_size(run_context& context, std::size_t size, const std::vector<std
 
 void run_bplus_tree(run_context& context) {
   const bool quick = context.quick();
-  const std::vector<std::size_t> sizes = context.sizes_or({quick ? std::size_t{16} << 20 : std::size_t{1} << 30});
+  const std::vector<std::size_t> sizes = context.sizes_or({quick ? std::size_t{16} << 20 : dram_resident_bytes()});
   const std::vector<std::size_t> groups = context.groups_or(quick ? std::vector<std::size_t>{8}
                                                                   : std::vector<std::size_t>{4, 8, 16, 32});
   const std::size_t lookup_count = context.keys_or(quick ? 20'000 : 500'000);
@@ -216,11 +216,11 @@ const figure_registration bplus_figure{figure{
     .experiment = "bplus-tree",
     .reproduces = "CoroBase (VLDB'21) Fig. 5 and §5.6: flattened vs fully nested coroutines, against naive and absl::btree_map",
     .summary = "B+-tree lookups and scans: naive vs flattened coro vs nested task vs fiber, absl peer; DRAM and cache",
-    .panels = {{.label = "1 GiB", .arguments = {"--size", "1GiB", "--group", "4,8,16,32"}, .quick_arguments = quick_arguments("16MiB")},
+    .panels = {{.label = "DRAM", .arguments = {"--size", "dram", "--group", "4,8,16,32"}, .quick_arguments = quick_arguments("16MiB")},
                {.label = "1 MiB", .arguments = {"--size", "1MiB", "--group", "4,8,16"}, .quick_arguments = quick_arguments("1MiB")}},
     .axes = {.x = "group", .y = "mops", .series = {"panel", "operation", "node_bytes", "technique"}, .log_x = true, .log_y = true,
              .y_label = "million operations per second"},
-    .paper = {nesting_cost("1 GiB", 1.17, "flattened coroutines (CORO-MK) 17% faster than fully nested (CORO-FN-MK)",
+    .paper = {nesting_cost("DRAM", 1.17, "flattened coroutines (CORO-MK) 17% faster than fully nested (CORO-FN-MK)",
                            "CoroBase: Masstree multi_get probes in ERMIA, 5 nested levels; ours: a B+-tree descent as one "
                            "coro vs a task per helper level, each at its best group"),
               paper_claim("CoroBase (VLDB'21) §5.10", "fully nested read: frames add up to 808 bytes per request",
@@ -240,7 +240,7 @@ const figure_registration bplus_figure{figure{
 const headline_registration bplus_headline{headline_entry{
     .name = "B+-tree",
     .figure = "corobase-bplus-nesting",
-    .panels = {{.label = "1 GiB", .arguments = {"--size", "1GiB", "--group", "8,16"}, .quick_arguments = quick_arguments("16MiB")},
+    .panels = {{.label = "DRAM", .arguments = {"--size", "dram", "--group", "8,16"}, .quick_arguments = quick_arguments("16MiB")},
                {.label = "1 MiB", .arguments = {"--size", "1MiB", "--group", "8"}, .quick_arguments = quick_arguments("1MiB")}},
     .budget_seconds = 55,
     .summarize = compare_with_naive_and_peers({.peers = {"absl-btree"}, .split_by = {"node_bytes", "operation"}}),

@@ -25,7 +25,7 @@ using namespace ordered;
 
 void run_bst(run_context& context) {
   const bool quick = context.quick();
-  const std::vector<std::size_t> sizes = context.sizes_or({quick ? std::size_t{16} << 20 : std::size_t{1} << 30});
+  const std::vector<std::size_t> sizes = context.sizes_or({quick ? std::size_t{16} << 20 : dram_resident_bytes()});
   const std::vector<std::size_t> groups = context.groups_or(quick ? std::vector<std::size_t>{16}
                                                                   : std::vector<std::size_t>{8, 16, 32, 64});
   const std::size_t lookup_count = context.keys_or(quick ? 20'000 : 200'000);
@@ -141,7 +141,7 @@ const figure_registration bst_figure{figure{
     .experiment = "bst",
     .reproduces = "Cimple (PACT'18) Fig. 1-2, binary tree lookups (1 GB per thread)",
     .summary = "lookup throughput against group size (Cimple's width 48 included), 1 GiB tree, with std::map and absl",
-    .panels = {{.label = "1 GiB", .arguments = {"--size", "1GiB", "--group", "4,8,16,32,48,64"},
+    .panels = {{.label = "DRAM", .arguments = {"--size", "dram", "--group", "4,8,16,32,48,64"},
                 .quick_arguments = quick_arguments("16MiB")}},
     .axes = {.x = "group", .y = "mops", .series = {"technique"}, .log_x = true, .y_label = "million lookups per second"},
     .paper = {paper_claim("Cimple (PACT'18) §2.4, §8.2, Fig. 2", "6.4x single-thread speedup of the interleaved lookup (BT)",
@@ -154,7 +154,7 @@ const figure_registration bst_figure{figure{
 const headline_registration bst_headline{headline_entry{
     .name = "binary search tree",
     .figure = "cimple-bst",
-    .panels = {{.label = "1 GiB", .arguments = {"--size", "1GiB", "--group", "16,32"}, .quick_arguments = quick_arguments("16MiB")},
+    .panels = {{.label = "DRAM", .arguments = {"--size", "dram", "--group", "16,32"}, .quick_arguments = quick_arguments("16MiB")},
                {.label = "4 MiB", .arguments = {"--size", "4MiB", "--group", "8,16"}, .quick_arguments = quick_arguments("1MiB")}},
     .budget_seconds = 40,
     .summarize = compare_with_naive_and_peers({.baselines = {"naive", "naive-branchy"}, .peers = {"std-map", "absl-btree"}}),

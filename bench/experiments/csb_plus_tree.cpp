@@ -157,7 +157,7 @@ void run_over_codes(run_context& context, std::size_t size, const std::vector<st
 
 void run_csb_plus_tree(run_context& context) {
   const bool quick = context.quick();
-  const std::vector<std::size_t> sizes = context.sizes_or({quick ? std::size_t{16} << 20 : std::size_t{1} << 30});
+  const std::vector<std::size_t> sizes = context.sizes_or({quick ? std::size_t{16} << 20 : dram_resident_bytes()});
   const std::vector<std::size_t> groups = context.groups_or(quick ? std::vector<std::size_t>{8}
                                                                   : std::vector<std::size_t>{4, 8, 16, 32});
   const std::size_t lookup_count = context.keys_or(quick ? 20'000 : 500'000);
@@ -209,7 +209,7 @@ const figure_registration csb_figure{figure{
 const headline_registration csb_headline{headline_entry{
     .name = "CSB+-tree",
     .figure = "thesis-csb-plus-tree",
-    .panels = {{.label = "1 GiB", .arguments = {"--size", "1GiB", "--group", "8,16"}, .quick_arguments = quick_arguments("16MiB")},
+    .panels = {{.label = "DRAM", .arguments = {"--size", "dram", "--group", "8,16"}, .quick_arguments = quick_arguments("16MiB")},
                {.label = "4 MiB", .arguments = {"--size", "4MiB", "--group", "8,16"}, .quick_arguments = quick_arguments("1MiB")}},
     .budget_seconds = 60,
     .summarize = compare_with_naive_and_peers({.peers = {"absl-btree"}, .split_by = {"structure", "node_bytes"}}),

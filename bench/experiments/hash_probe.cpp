@@ -105,7 +105,7 @@ void measure_policy(run_context& context, const table_type& table, const std::st
 
 void run_hash_probe(run_context& context) {
   const bool quick = context.quick();
-  const auto sizes = context.sizes_or({quick ? std::size_t{8} << 20 : std::size_t{1} << 30});
+  const auto sizes = context.sizes_or({quick ? std::size_t{8} << 20 : dram_resident_bytes()});
   const auto groups =
       context.groups_or(quick ? std::vector<std::size_t>{8, 16} : std::vector<std::size_t>{4, 8, 16, 24, 32});
   const auto thread_counts = context.threads_or({1});
@@ -232,9 +232,9 @@ const figure_registration groups_figure{figure{
                 .quick_arguments = quick_arguments(small_set, "uniform")},
                {.label = "small zipf", .arguments = group_sweep_arguments(small_set, "zipf:0.99"),
                 .quick_arguments = quick_arguments(small_set, "zipf:0.99")},
-               {.label = "large uniform", .arguments = group_sweep_arguments("1GiB", "uniform"),
+               {.label = "large uniform", .arguments = group_sweep_arguments("dram", "uniform"),
                 .quick_arguments = quick_arguments("16MiB", "uniform")},
-               {.label = "large zipf", .arguments = group_sweep_arguments("1GiB", "zipf:0.99"),
+               {.label = "large zipf", .arguments = group_sweep_arguments("dram", "zipf:0.99"),
                 .quick_arguments = quick_arguments("16MiB", "zipf:0.99")}},
     .axes = {.x = "group", .y = "mops", .series = {"structure", "technique"}, .log_y = true,
              .y_label = "million probes per second"},
@@ -299,7 +299,7 @@ const figure_registration sizes_figure{figure{
 const headline_registration hash_headline{headline_entry{
     .name = "chained hash table",
     .figure = "fig1-2-hash-groups",
-    .panels = {{.label = "large uniform", .arguments = {"--size", "1GiB", "--group", "16,32"},
+    .panels = {{.label = "large uniform", .arguments = {"--size", "dram", "--group", "16,32"},
                 .quick_arguments = quick_arguments("16MiB", "uniform")},
                {.label = "small uniform", .arguments = {"--size", small_set, "--group", "4,8,16"},
                 .quick_arguments = quick_arguments(small_set, "uniform")}},

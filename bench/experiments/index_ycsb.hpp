@@ -183,7 +183,9 @@ inline void measure_and_emit(run_context& context, const run_facts& facts, const
 }
 
 // A run's parameters: the options, else the experiment's defaults (records 20 M, 2 M
-// operations per pass, 1 and 2 threads; --quick: 100 k records, 50 k operations).
+// operations per pass, 1 and 2 threads; --quick: 100 k records, 50 k operations). --size
+// sets the record count instead of --keys: as many records as fill that size at the
+// structure's typical footprint per record (`--size dram` sizes the tree from the LLC).
 struct run_settings {
   std::size_t records = 0;
   std::size_t operations = 0;
@@ -194,19 +196,29 @@ struct run_settings {
   page_size pages = page_size::huge_2m;
 };
 
+struct record_footprint {
+  std::size_t typical = 0;  // bytes per record of a tree filled by random inserts
+  std::size_t most = 0;     // with headroom: what the memory check reserves
+};
+
 inline run_settings settings_of(const run_context& context, std::vector<std::size_t> full_groups,
-                                std::vector<std::size_t> quick_groups, std::size_t bytes_per_record,
+                                std::vector<std::size_t> quick_groups, record_footprint footprint,
                                 const std::string& what) {
   const bool quick = context.quick();
   run_settings settings;
   settings.records = context.keys_or(quick ? 100'000 : 20'000'000);
+  if (const std::vector<std::size_t>& sizes = context.given().sizes_bytes; !sizes.empty()) {
+    if (context.given().keys) throw usage_error("--size and --keys both set the record count: give one");
+    if (sizes.size() > 1) throw usage_error("--size: " + context.definition().name + " takes one size");
+    settings.records = std::max<std::size_t>(1, sizes.front() / footprint.typical);
+  }
   settings.operations = quick ? 50'000 : 2'000'000;
   settings.thread_list = thread_counts(context, {1, 2});
   for (unsigned threads : settings.thread_list) settings.most_threads = std::max(settings.most_threads, threads);
   settings.groups = context.groups_or(quick ? std::move(quick_groups) : std::move(full_groups));
   settings.repetitions = context.repetitions_or(quick ? 2 : 3);
   settings.pages = context.pages_or(page_size::huge_2m);
-  context.require_memory(settings.records * (bytes_per_record + sizeof(std::uint64_t)) + settings.operations * 24, what);
+  context.require_memory(settings.records * (footprint.most + sizeof(std::uint64_t)) + settings.operations * 24, what);
   return settings;
 }
 

@@ -52,7 +52,7 @@ void add_map_pass(lookup_bench::lookup_passes<result>& passes, const char* name,
 
 void run_linear_probe(run_context& context) {
   const bool quick = context.quick();
-  const auto sizes = context.sizes_or({quick ? std::size_t{8} << 20 : std::size_t{1} << 30});
+  const auto sizes = context.sizes_or({quick ? std::size_t{8} << 20 : dram_resident_bytes()});
   const auto groups =
       context.groups_or(quick ? std::vector<std::size_t>{8, 16} : std::vector<std::size_t>{4, 8, 16, 32});
   const auto thread_counts = context.threads_or({1});
@@ -163,7 +163,7 @@ const figure_registration hit_rate_figure{figure{
     .experiment = "linear-probe",
     .reproduces = "Cimple (PACT'18) §8.2 hash-table probe at 0 / 50 / 100 % hits",
     .summary = "probe throughput against group size (Cimple's width), per hit rate, with the peers",
-    .panels = {{.label = "1 GiB", .arguments = {"--size", "1GiB", "--group", "4,8,16,32,48"},
+    .panels = {{.label = "DRAM", .arguments = {"--size", "dram", "--group", "4,8,16,32,48"},
                 .quick_arguments = quick_arguments("16MiB")}},
     .axes = {.x = "group", .y = "mops", .series = {"target_hit_rate", "technique"}, .log_x = true,
              .y_label = "million probes per second"},
@@ -174,7 +174,7 @@ const figure_registration hit_rate_figure{figure{
 const headline_registration linear_probe_headline{headline_entry{
     .name = "linear-probing table",
     .figure = "cimple-hash-hit-rates",
-    .panels = {{.label = "1 GiB", .arguments = {"--size", "1GiB", "--group", "16,32"}, .quick_arguments = quick_arguments("16MiB")},
+    .panels = {{.label = "DRAM", .arguments = {"--size", "dram", "--group", "16,32"}, .quick_arguments = quick_arguments("16MiB")},
                {.label = "8 MiB", .arguments = {"--size", "8MiB", "--group", "8,16"}, .quick_arguments = quick_arguments("1MiB")}},
     .budget_seconds = 40,
     .summarize = compare_with_naive_and_peers(

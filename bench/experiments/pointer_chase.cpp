@@ -92,7 +92,7 @@ huge_array<chase_node> random_mapping(std::size_t count, page_size pages, std::u
 }
 
 void run_pointer_chase(run_context& context) {
-  const std::vector<std::size_t> sizes = context.sizes_or({context.quick() ? std::size_t{8} << 20 : std::size_t{1} << 30});
+  const std::vector<std::size_t> sizes = context.sizes_or({context.quick() ? std::size_t{8} << 20 : dram_resident_bytes()});
   const std::vector<std::size_t> groups = context.groups_or({1, 2, 4, 8, 16, 32});
   const std::vector<unsigned> thread_options = thread_counts(context);
   // 1M lookups touch 8M nodes (512 MiB) per pass: far more than the last-level cache holds
@@ -231,8 +231,8 @@ const figure_registration chase_model{figure{
     .experiment = "pointer-chase",
     .reproduces = "thesis Fig. 4.6's method (group sweep beside the model of §3.1) on the synthetic pointer chase",
     .summary = "throughput against group size, DRAM-resident and LLC-resident, with the model's predicted optimum",
-    .panels = {{.label = "1 GiB (DRAM)",
-                .arguments = {"--size", "1GiB", "--group", "1,2,3,4,6,8,10,12,16,20,24,32,48,64"},
+    .panels = {{.label = "DRAM",
+                .arguments = {"--size", "dram", "--group", "1,2,3,4,6,8,10,12,16,20,24,32,48,64"},
                 .quick_arguments = {"--size", "64MiB", "--group", "1,4,16", "--keys", "5000"}},
                {.label = "16 MiB (last-level cache)",
                 .arguments = {"--size", "16MiB", "--group", "1,2,3,4,6,8,10,12,16,20,24,32,48,64"},
@@ -245,8 +245,8 @@ const figure_registration chase_model{figure{
 const headline_registration chase_headline{headline_entry{
     .name = "pointer chase (synthetic, 8 loads)",
     .figure = "chase-model",
-    .panels = {{.label = "1 GiB (DRAM)",
-                .arguments = {"--size", "1GiB", "--group", "8,16,32", "--keys", "400000", "--repetitions", "3"},
+    .panels = {{.label = "DRAM",
+                .arguments = {"--size", "dram", "--group", "8,16,32", "--keys", "400000", "--repetitions", "3"},
                 .quick_arguments = {"--size", "64MiB", "--group", "1,16", "--keys", "5000"}},
                {.label = "1 MiB (cache)",
                 .arguments = {"--size", "1MiB", "--group", "4,8,16", "--keys", "400000", "--repetitions", "3"},

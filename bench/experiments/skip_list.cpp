@@ -54,7 +54,7 @@ auto peer_scans(const Map& map, std::span<const list_type::scan_request> request
 
 void run_skip_list(run_context& context) {
   const bool quick = context.quick();
-  const std::vector<std::size_t> sizes = context.sizes_or({quick ? std::size_t{16} << 20 : std::size_t{1} << 30});
+  const std::vector<std::size_t> sizes = context.sizes_or({quick ? std::size_t{16} << 20 : dram_resident_bytes()});
   const std::vector<std::size_t> groups = context.groups_or(quick ? std::vector<std::size_t>{16}
                                                                   : std::vector<std::size_t>{8, 16, 32, 64});
   const std::size_t lookup_count = context.keys_or(quick ? 20'000 : 200'000);
@@ -225,7 +225,7 @@ const figure_registration skip_list_figure{figure{
     .experiment = "skip-list",
     .reproduces = "Cimple (PACT'18) Fig. 1, skip list lookup (SL) and range iteration (SLi)",
     .summary = "lookup and 1,000-entry scan throughput against group size, 1 GiB list, with std::map and absl",
-    .panels = {{.label = "1 GiB", .arguments = {"--size", "1GiB", "--group", "4,8,16,32,48,64"},
+    .panels = {{.label = "DRAM", .arguments = {"--size", "dram", "--group", "4,8,16,32,48,64"},
                 .quick_arguments = quick_arguments("16MiB")}},
     .axes = {.x = "group", .y = "speedup_vs_naive", .series = {"operation", "technique"}, .log_x = true,
              .y_label = "speedup over the plain algorithm"},
@@ -237,7 +237,7 @@ const figure_registration skip_list_figure{figure{
 const headline_registration skip_list_headline{headline_entry{
     .name = "skip list",
     .figure = "cimple-skip-list",
-    .panels = {{.label = "1 GiB", .arguments = {"--size", "1GiB", "--group", "16,32"}, .quick_arguments = quick_arguments("16MiB")},
+    .panels = {{.label = "DRAM", .arguments = {"--size", "dram", "--group", "16,32"}, .quick_arguments = quick_arguments("16MiB")},
                {.label = "4 MiB", .arguments = {"--size", "4MiB", "--group", "8,16"}, .quick_arguments = quick_arguments("1MiB")}},
     .budget_seconds = 40,
     .summarize = compare_with_naive_and_peers({.peers = {"std-map", "absl-btree"}, .split_by = {"operation"}}),

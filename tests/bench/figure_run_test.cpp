@@ -5,12 +5,15 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <tuple>
 #include <sstream>
 
 #include "experiment.hpp"
 #include "figure_run.hpp"
 #include "plots.hpp"
 #include "report.hpp"
+#include "workload_files.hpp"
 
 namespace braid::bench {
 namespace {
@@ -126,6 +129,103 @@ TEST(FigureRun, MergedOptionsTakeTheUsersValues) {
   EXPECT_EQ(merged.seed, 9u);
   EXPECT_TRUE(merged.distribution.has_value());
   EXPECT_TRUE(merged.quick);
+}
+
+// An experiment that accepts every option and keeps what it was given.
+options last_given;
+int every_option_runs = 0;
+const registration every_option{experiment{
+    .name = "figure-run-every-option", .reproduces = "nothing", .summary = "records its options",
+    .techniques = {"naive", "coro"},
+    .accepted = accepts_size | accepts_keys | accepts_group | accepts_threads | accepts_technique | accepts_dist |
+                accepts_pages | accepts_workload,
+    .run = [](run_context& context) {
+      ++every_option_runs;
+      last_given = context.given();
+    }}};
+
+std::string write_file(const std::string& name, const std::string& text) {
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("braid-figure-run-" + std::to_string(::getpid()) + "-" + name);
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+TEST(FigureRun, EveryOptionTheUserGivesReachesTheExperiment) {
+  const std::string fill = write_file("fill", "INSERT 42\n");
+  const std::string run = write_file("run", "READ 42\n");
+  const options user = parse_run_options({"--size", "3MiB", "--keys", "77", "--group", "5", "--threads", "1",
+                                          "--technique", "coro", "--dist", "zipf:0.5", "--pages", "4k",
+                                          "--repetitions", "4", "--seed", "123", "--quick", "--callgrind",
+                                          "--format", "json", "--out", "somewhere", "--workload", fill, run});
+  // The test sets every field, so a field the merge forgot could not hide behind a default.
+  std::size_t field_index = 0;
+  auto expect_set = [&](const auto& field) {
+    EXPECT_FALSE(field == std::remove_cvref_t<decltype(field)>{}) << "field " << field_index << " of options is unset";
+    ++field_index;
+  };
+  std::apply([&](const auto&... field) { (expect_set(field), ...); }, fields_of(user));
+  const figure preset{.name = "figure-run-every-option-preset",
+                      .experiment = "figure-run-every-option",
+                      .reproduces = "a test figure",
+                      .panels = {{.label = "only",
+                                  .arguments = {"--size", "1GiB", "--group", "1,2", "--seed", "5"},
+                                  .quick_arguments = {"--size", "4KiB", "--keys", "9", "--dist", "uniform"}}}};
+  std::ostringstream progress;
+  every_option_runs = 0;
+  run_figure(preset, user, progress);
+  EXPECT_EQ(every_option_runs, 1);
+  EXPECT_EQ(last_given, user);
+  // And a preset's value survives where the user gave none.
+  options partial = user;
+  partial.keys.reset();
+  run_figure(preset, partial, progress);
+  EXPECT_EQ(last_given.keys, 9u);
+  std::filesystem::remove(fill);
+  std::filesystem::remove(run);
+}
+
+TEST(FigureRun, WorkloadFilesAreReadOnceAndGivenToTheExperiment) {
+  const std::string fill = write_file("fill-once", "INSERT 7\nINSERT 8\n");
+  const std::string run = write_file("run-once", "READ 8\nSCAN 7 2\n");
+  const experiment* definition = find_experiment("figure-run-every-option");
+  ASSERT_NE(definition, nullptr);
+  options given;
+  given.workload_files = {fill, run};
+  run_context context(*definition, given, std::cerr);
+  const workload_file_pair* files = context.workload();
+  ASSERT_NE(files, nullptr);
+  EXPECT_EQ(files->fill.size(), 2u);
+  ASSERT_EQ(files->run.size(), 2u);
+  EXPECT_EQ(files->run[1].kind, workload_operation_kind::scan);
+  EXPECT_EQ(files->run[1].scan_length, 2u);
+  EXPECT_EQ(context.workload(), files);  // read once
+  run_context without(*definition, options{}, std::cerr);
+  EXPECT_EQ(without.workload(), nullptr);
+  std::filesystem::remove(fill);
+  std::filesystem::remove(run);
+}
+
+TEST(FigureRun, MissingOrMalformedWorkloadFilesFailBeforeAnythingRuns) {
+  const std::string good = write_file("good", "INSERT 1\n");
+  const std::string bad = write_file("bad", "INSERT 1\nREAD twelve\n");
+  const figure plain = figure_named("figure-run-every-option");
+  std::ostringstream progress;
+  every_option_runs = 0;
+  options missing;
+  missing.workload_files = {good, good + "-does-not-exist"};
+  EXPECT_THROW(run_figure(plain, missing, progress), usage_error);
+  options malformed;
+  malformed.workload_files = {good, bad};
+  try {
+    run_figure(plain, malformed, progress);
+    ADD_FAILURE() << "a malformed workload file ran";
+  } catch (const usage_error& error) {
+    EXPECT_NE(std::string(error.what()).find(bad + ":2"), std::string::npos) << error.what();
+  }
+  EXPECT_EQ(every_option_runs, 0);
+  std::filesystem::remove(good);
+  std::filesystem::remove(bad);
 }
 
 TEST(FigureRun, WritesResultsPlotAndReport) {

@@ -38,8 +38,24 @@ TEST(Results, ResidencyFollowsTheLastLevelCache) {
     GTEST_SKIP() << "cache size unknown on this machine";
   }
   EXPECT_EQ(residency_of(cache), "cache");
-  EXPECT_EQ(residency_of(cache + 1), "dram");
+  EXPECT_EQ(residency_of(cache + 1), "partly cached");
+  EXPECT_EQ(residency_of(16 * cache - 1), "partly cached");
+  EXPECT_EQ(residency_of(16 * cache), "dram");
   EXPECT_EQ(residency_of(std::size_t{1} << 40), "dram");
+  EXPECT_DOUBLE_EQ(data_to_llc(4 * cache), 4.0);
+}
+
+TEST(Results, TheDramSizeIsSixteenCachesWithinAvailableMemory) {
+  const std::size_t bytes = dram_resident_bytes();
+  EXPECT_EQ(bytes % (std::size_t{1} << 20), 0u);
+  const std::size_t available = available_memory_bytes();
+  if (available != 0) EXPECT_LE(bytes, std::max(std::size_t{1} << 20, available / 4));
+  const std::size_t cache = last_level_cache_bytes();
+  if (cache != 0 && available / 4 >= 16 * cache) {
+    EXPECT_GE(bytes, 16 * cache);
+    EXPECT_EQ(residency_of(bytes), "dram");
+  }
+  EXPECT_EQ(parse_size("dram", "--size"), bytes);
 }
 
 TEST(Results, EmittedRowsCarryTheirResidency) {
