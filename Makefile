@@ -4,8 +4,9 @@
 # Further targets: test-asan (ASan+UBSan), test-tsan (concurrent tests under TSan),
 # test-gcc (second compiler), callgrind (the braid-bench build valgrind can run, for
 # `--callgrind` instruction counts), bench-smoke (every experiment and the headline in seconds),
-# ci (all of them, what .ci/run calls), fuzz (every libFuzzer target of tests/fuzz for
-# FUZZ_SECONDS each), fuzz-smoke (the same for FUZZ_SMOKE_SECONDS each, in CI), clean.
+# test-install (install into a fresh prefix; build the examples against it with find_package
+# and pkg-config; compile every installed header on its own), ci (all of them, what .ci/run
+# calls), fuzz (every libFuzzer target of tests/fuzz for FUZZ_SECONDS each), fuzz-smoke (the same for FUZZ_SMOKE_SECONDS each, in CI), clean.
 
 JOBS ?= $(shell nproc)
 BENCH := build/release/bench/braid-bench
@@ -13,7 +14,7 @@ RESULTS ?= results
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 20
 
-.PHONY: test bench bootstrap build test-asan test-tsan test-gcc callgrind bench-smoke ci fuzz fuzz-smoke clean
+.PHONY: test bench bootstrap build test-install test-asan test-tsan test-gcc callgrind bench-smoke ci fuzz fuzz-smoke clean
 
 bootstrap:
 	@tools/bootstrap.sh
@@ -51,7 +52,10 @@ test-gcc: bootstrap
 	cmake --build --preset release-gcc -j $(JOBS)
 	ctest --preset release-gcc -j $(JOBS)
 
-ci: test bench-smoke test-asan test-gcc test-tsan fuzz-smoke
+test-install: build
+	JOBS=$(JOBS) tools/test-install.sh
+
+ci: test test-install bench-smoke test-asan test-gcc test-tsan fuzz-smoke
 
 # Clang + libFuzzer + ASan + UBSan; each target's corpus is kept in build/fuzz/corpus/.
 fuzz: bootstrap

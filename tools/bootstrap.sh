@@ -10,6 +10,7 @@ packages=(
   libabsl-dev                                         # peer baselines (flat_hash_map, btree_map)
   gnuplot-nox                                         # PNG plots in braid-bench reports
   valgrind                                            # instruction counts (callgrind)
+  pkgconf                                             # the pkg-config check of the installed package
 )
 
 missing=()
