@@ -44,7 +44,8 @@ const std::vector<headline_entry>& headline_entries() { return registry(); }
 const std::vector<std::string>& structure_columns() {
   static const std::vector<std::string> columns = {
       "structure", "residency", "size",    "best",           "group",           "best_mops",         "naive_mops",
-      "peer",      "peer_mops", "speedup_vs_naive", "speedup_vs_peer", "roofline_fraction", "naive_roofline_fraction"};
+      "peer",      "peer_mops", "speedup_vs_naive", "speedup_vs_peer", "peer_compares", "roofline_fraction",
+      "naive_roofline_fraction"};
   return columns;
 }
 
@@ -60,6 +61,7 @@ headline_summary compare_with_naive_and_peers(std::string baseline, std::vector<
 headline_summary compare_with_naive_and_peers(headline_comparison comparison) {
   return [comparison = std::move(comparison)](const std::vector<result_row>& rows, const std::string& name) {
     struct line {
+      std::string split;
       std::string label;
       std::string residency;
       const result_row* best = nullptr;
@@ -83,6 +85,7 @@ headline_summary compare_with_naive_and_peers(headline_comparison comparison) {
       const std::string key = split + '\n' + residency;
       if (!lines.contains(key)) {
         order.push_back(key);
+        lines[key].split = split;
         lines[key].label = split.empty() ? name : name + " (" + split + ")";
         lines[key].residency = residency;
       }
@@ -127,6 +130,11 @@ headline_summary compare_with_naive_and_peers(headline_comparison comparison) {
       }
       if (current.best != nullptr && current.peer != nullptr && throughput(current.peer) > 0) {
         summary.set("speedup_vs_peer", throughput(current.best) / throughput(current.peer));
+      }
+      if (current.peer != nullptr) {
+        const auto special = comparison.peer_compares_for.find(current.split);
+        summary.set("peer_compares",
+                    special != comparison.peer_compares_for.end() ? special->second : comparison.peer_compares);
       }
       if (current.best != nullptr) {
         if (const auto fraction = current.best->number("roofline_fraction")) summary.set("roofline_fraction", *fraction);

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -63,13 +64,20 @@ struct headline_comparison {
   // Fields whose values give an entry several lines per residency (e.g. {"structure"} for an
   // experiment that measures int and string keys); the values are appended to the name.
   std::vector<std::string> split_by;
+  // What the peer comparison means, in the `peer_compares` column of every line with a peer:
+  // by default the same keys and operations on the container a user would pick instead. A
+  // line whose structure is a paper's set-up rather than a like-for-like one says so here,
+  // keyed by its split value (e.g. the 100k-bucket chained table, whose long chains no user
+  // would choose: its peer is the user's alternative, not the same structure).
+  std::string peer_compares = "same keys and operations, the container a user would pick instead";
+  std::map<std::string, std::string> peer_compares_for;
 };
 
 // Per line (the split_by values, then residency: the `residency` field; rows without one form
 // their own line): the fastest row of any technique that is neither a baseline nor a peer, the
 // fastest baseline row and the fastest peer row, by `mops`. Columns: structure, residency,
 // size, best, group, best_mops, naive_mops, peer, peer_mops, speedup_vs_naive,
-// speedup_vs_peer, roofline_fraction (of the best), naive_roofline_fraction.
+// speedup_vs_peer, peer_compares, roofline_fraction (of the best), naive_roofline_fraction.
 headline_summary compare_with_naive_and_peers(headline_comparison comparison);
 headline_summary compare_with_naive_and_peers(std::string baseline, std::vector<std::string> peers);
 

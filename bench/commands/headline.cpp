@@ -21,7 +21,8 @@ constexpr const char* headline_help = R"(usage: braid-bench headline [--quick] [
 Runs the headline: this machine's limits (roofline probe), the cost of the coroutine machinery,
 and for each structure its best technique against the naive loop and against what a user would
 use instead (the peer), DRAM-resident and cache-resident, with roofline fractions. Budgeted to
-10 minutes on 2 cores; each part's time is printed beside its budget.
+10 minutes on 2 cores; the parts share that total (time one part leaves unused goes to the
+next), and each part's time is printed beside its budget and its allowance.
 
   --quick     every part in its quick configuration: seconds (the CI smoke test)
   --out DIR   where the report, tables and plots go (default: results)
@@ -87,10 +88,15 @@ int run_headline(const std::vector<std::string>& arguments) {
   report contents;
   contents.title = std::string("braid-bench headline") + (given.quick ? " --quick" : "");
   const auto start = std::chrono::steady_clock::now();
+  // The parts share the total: time a part leaves unused is added to the next part's
+  // allowance, and a part that runs over takes it from those after it. A part is over budget
+  // when it runs past its allowance; the promise is the total.
+  double slack = 0;
   for (const headline_entry& entry : headline_entries()) {
     const figure* preset = find_figure(entry.figure);
+    const double allowance = entry.budget_seconds + slack;
     result_row timing;
-    timing.set("part", entry.name).set("budget_s", entry.budget_seconds);
+    timing.set("part", entry.name).set("budget_s", entry.budget_seconds).set("allowance_s", allowance);
     if (preset == nullptr) {
       contents.failures.push_back(entry.name + ": figure '" + entry.figure + "' is not registered");
       timing.set("status", "failed");
@@ -102,11 +108,14 @@ int run_headline(const std::vector<std::string>& arguments) {
     try {
       runs.push_back(run_figure(definition, user, std::cerr));
       ran.push_back(&entry);
-      timing.set("seconds", runs.back().seconds).set("status", "ok");
-      if (!given.quick && runs.back().seconds > entry.budget_seconds) {
+      const double seconds = runs.back().seconds;
+      slack = allowance - seconds;
+      timing.set("seconds", seconds).set("status", "ok");
+      if (!given.quick && seconds > allowance) {
         timing.set("status", "over budget");
-        std::cerr << "braid-bench: headline: " << entry.name << " took " << format_duration(runs.back().seconds)
-                  << ", over its budget of " << format_duration(entry.budget_seconds) << '\n';
+        std::cerr << "braid-bench: headline: " << entry.name << " took " << format_duration(seconds)
+                  << ", over its allowance of " << format_duration(allowance) << " (budget "
+                  << format_duration(entry.budget_seconds) << " plus what earlier parts left)\n";
       }
     } catch (const std::exception& error) {
       contents.failures.push_back(entry.name + ": " + error.what());
@@ -115,11 +124,18 @@ int run_headline(const std::vector<std::string>& arguments) {
     }
     contents.timing.push_back(std::move(timing));
   }
+  const double total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result_row total;
-  total.set("part", "total")
-      .set("budget_s", headline_budget_seconds)
-      .set("seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count())
-      .set("status", budget > headline_budget_seconds ? "parts over the total budget" : "ok");
+  total.set("part", "total").set("budget_s", headline_budget_seconds).set("seconds", total_seconds);
+  if (budget > headline_budget_seconds) {
+    total.set("status", "parts' budgets over the total");
+  } else if (!given.quick && total_seconds > headline_budget_seconds) {
+    total.set("status", "over budget");
+    std::cerr << "braid-bench: headline: took " << format_duration(total_seconds) << ", over the "
+              << format_duration(headline_budget_seconds) << " it promises\n";
+  } else {
+    total.set("status", "ok");
+  }
   contents.timing.push_back(std::move(total));
 
   run_metadata metadata = run_metadata::collect();

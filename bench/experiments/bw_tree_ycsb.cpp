@@ -240,7 +240,7 @@ const headline_registration bw_tree_headline{headline_entry{
     .name = "bw-tree (95/5)",
     .figure = "fig13-bw-tree-groups",
     .panels = {{.label = "uniform",
-                .arguments = {"--keys", "10000000", "--dist", "uniform", "--group", "16", "--threads", "1",
+                .arguments = {"--size", "dram", "--dist", "uniform", "--group", "16", "--threads", "1",
                               "--repetitions", "2"},
                 .quick_arguments = {"--keys", "100000", "--dist", "uniform", "--group", "8", "--threads", "1"}}},
     .budget_seconds = 50,

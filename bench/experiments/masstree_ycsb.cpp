@@ -256,7 +256,7 @@ const headline_registration masstree_headline{headline_entry{
     .name = "masstree (YCSB-B)",
     .figure = "fig11-masstree-groups",
     .panels = {{.label = "zipf",
-                .arguments = {"--keys", "10000000", "--dist", "zipf:0.99", "--group", "16,32", "--threads", "1",
+                .arguments = {"--size", "dram", "--dist", "zipf:0.99", "--group", "16,32", "--threads", "1",
                               "--repetitions", "2"},
                 .quick_arguments = {"--keys", "100000", "--dist", "zipf:0.99", "--group", "16", "--threads", "1"}}},
     .budget_seconds = 50,

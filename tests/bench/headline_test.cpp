@@ -45,11 +45,34 @@ TEST(Headline, BestTechniqueAgainstTheFastestNaiveAndPeerPerResidency) {
   EXPECT_DOUBLE_EQ(*cache.number("speedup_vs_peer"), 40.0 / 60.0);
 }
 
+TEST(Headline, EveryPeerComparisonSaysWhatItCompares) {
+  auto keyed = [](result_row r, const std::string& structure) { return r.set("structure", structure); };
+  const std::vector<result_row> rows = {
+      keyed(row("dram", "naive", std::nullopt, 1, 1 << 30), "paper-chains"),
+      keyed(row("dram", "amac", 16, 2, 1 << 30), "paper-chains"),
+      keyed(row("dram", "std-unordered-map", std::nullopt, 20, 1 << 30), "paper-chains"),
+      keyed(row("dram", "naive", std::nullopt, 10, 1 << 30), "bucket-per-key"),
+      keyed(row("dram", "amac", 16, 30, 1 << 30), "bucket-per-key"),
+      keyed(row("dram", "std-unordered-map", std::nullopt, 20, 1 << 30), "bucket-per-key")};
+  const headline_summary summarize =
+      compare_with_naive_and_peers({.peers = {"std-unordered-map"},
+                                    .split_by = {"structure"},
+                                    .peer_compares = "like for like",
+                                    .peer_compares_for = {{"paper-chains", "the paper's set-up vs a user's map"}}});
+  const std::vector<result_row> lines = summarize(rows, "chained");
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(to_text(*lines[0].find("structure")), "chained (paper-chains)");
+  EXPECT_EQ(to_text(*lines[0].find("peer_compares")), "the paper's set-up vs a user's map");
+  EXPECT_DOUBLE_EQ(*lines[0].number("speedup_vs_peer"), 0.1);
+  EXPECT_EQ(to_text(*lines[1].find("peer_compares")), "like for like");
+}
+
 TEST(Headline, WithoutPeersOrNaiveTheColumnsAreLeftOut) {
   const std::vector<result_row> rows = {row("dram", "coro", 8, 40, 1 << 30)};
   const std::vector<result_row> lines = compare_with_naive_and_peers("naive", {})(rows, "chase");
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0].find("peer"), nullptr);
+  EXPECT_EQ(lines[0].find("peer_compares"), nullptr);
   EXPECT_EQ(lines[0].find("speedup_vs_naive"), nullptr);
   EXPECT_TRUE(compare_with_naive_and_peers("naive", {})({}, "empty").empty());
 }
