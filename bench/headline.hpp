@@ -69,7 +69,7 @@ struct headline_comparison {
   // line whose structure is a paper's set-up rather than a like-for-like one says so here,
   // keyed by its split value (e.g. the 100k-bucket chained table, whose long chains no user
   // would choose: its peer is the user's alternative, not the same structure).
-  std::string peer_compares = "same keys and operations, the container a user would pick instead";
+  std::string peer_compares = "same keys, user's container";
   std::map<std::string, std::string> peer_compares_for;
 };
 

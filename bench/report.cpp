@@ -104,8 +104,10 @@ void write_report(std::ostream& out, const report& contents) {
       out << "\n### Each structure: best technique vs naive vs peer\n\n";
       write_markdown_table(out, contents.structures, structure_columns());
       out << "\nbest: the fastest technique at any group size; naive: the plain loop; peer: the fastest of what a user "
-             "would use instead, and peer_compares says what that comparison means (like for like, or the paper's "
-             "set-up against a user's alternative). Speedups are throughput ratios within one run. roofline_fraction: the cache-line "
+             "would use instead, and peer_compares says what that comparison means: the same keys and operations on "
+             "the container a user would pick, or (\"paper's long chains vs user's map\") the paper's 100k-bucket "
+             "chained table, kept for its long chains, against a user's map with a bucket per key: not like for like; "
+             "the bucket-per-key line is. Speedups are throughput ratios within one run. roofline_fraction: the cache-line "
              "fetch rate over the best rate of this machine's k-chain probe (DRAM-resident rows).\n";
     }
     if (!contents.machine.empty()) {

@@ -49,7 +49,9 @@ TEST(Results, TheDramSizeIsSixteenCachesWithinAvailableMemory) {
   const std::size_t bytes = dram_resident_bytes();
   EXPECT_EQ(bytes % (std::size_t{1} << 20), 0u);
   const std::size_t available = available_memory_bytes();
-  if (available != 0) EXPECT_LE(bytes, std::max(std::size_t{1} << 20, available / 4));
+  if (available != 0) {
+    EXPECT_LE(bytes, std::max(std::size_t{1} << 20, available / 4));
+  }
   const std::size_t cache = last_level_cache_bytes();
   if (cache != 0 && available / 4 >= 16 * cache) {
     EXPECT_GE(bytes, 16 * cache);
