@@ -200,6 +200,7 @@ class binary_search_tree {
   // a finished lookup's slot idles until its whole group is done (Cimple's static schedule).
   template <prefetch_hint Hint = prefetch_hint::t0>
   void find_group_prefetching(std::span<const Key> keys, std::span<std::optional<Value>> out, std::size_t group) const {
+    detail::check_batch_arguments(keys.size(), out.size(), group, "binary_search_tree::find_group_prefetching");
     detail::check_multi_find_arguments(keys, out, group, "binary_search_tree");
     std::vector<const node*> cursor(std::min(group, keys.size()));
     for (std::size_t base = 0; base < keys.size(); base += group) {
@@ -240,6 +241,7 @@ class binary_search_tree {
   // round-robin; a finished lookup's slot takes the next key at once (Cimple's dynamic schedule).
   template <prefetch_hint Hint = prefetch_hint::t0>
   void find_amac(std::span<const Key> keys, std::span<std::optional<Value>> out, std::size_t group) const {
+    detail::check_batch_arguments(keys.size(), out.size(), group, "binary_search_tree::find_amac");
     detail::check_multi_find_arguments(keys, out, group, "binary_search_tree");
     struct slot {
       const node* current;  // prefetched, not yet examined; null: the descent fell off the tree

@@ -75,6 +75,7 @@
 #include "braid/core/prefetch.hpp"
 #include "braid/core/scheduler.hpp"
 #include "braid/index/bw_tree/records.hpp"
+#include "braid/index/detail/batch_arguments.hpp"
 #include "braid/index/detail/epoch_domain.hpp"
 #include "braid/index/technique.hpp"
 
@@ -203,7 +204,7 @@ class bw_tree {
   // finishes early idles until the whole group is done, then the next group starts.
   template <prefetch_hint Hint = prefetch_hint::t0, class Batch>
   void find_group_prefetching(Batch& batch, std::size_t group) const {
-    check_group(group);
+    check_group(group, "bw_tree::find_group_prefetching");
     scratch<lookup_state> states(group);
     std::size_t next = 0;
     const std::size_t count = batch.size();
@@ -237,7 +238,7 @@ class bw_tree {
   // by the next get at once.
   template <prefetch_hint Hint = prefetch_hint::t0, class Batch>
   void find_amac(Batch& batch, std::size_t group) const {
-    check_group(group);
+    check_group(group, "bw_tree::find_amac");
     scratch<lookup_state> states(group);
     std::size_t next = 0;
     const std::size_t count = batch.size();
@@ -279,11 +280,7 @@ class bw_tree {
   // than `keys`, `group` is 0, or the technique is not one the Bw-tree has (fiber).
   void multi_find(std::span<const Key> keys, std::span<std::optional<Value>> out, technique how,
                   std::size_t group = 12) const {
-    if (out.size() < keys.size()) {
-      throw std::invalid_argument("bw_tree::multi_find: output holds " + std::to_string(out.size()) +
-                                  " results for " + std::to_string(keys.size()) + " keys");
-    }
-    check_group(group);
+    detail::check_batch_arguments(keys.size(), out.size(), group, "bw_tree::multi_find");
     get_batch batch{keys, out};
     switch (how) {
       case technique::naive:
@@ -390,8 +387,8 @@ class bw_tree {
   static const remove_delta* as_remove(const record* r) noexcept { return static_cast<const remove_delta*>(r); }
   static const entry_delta* as_entry(const record* r) noexcept { return static_cast<const entry_delta*>(r); }
 
-  static void check_group(std::size_t group) {
-    if (group == 0) throw std::invalid_argument("bw_tree: group size must be at least 1");
+  static void check_group(std::size_t group, const char* entry) {
+    if (group == 0) throw std::invalid_argument(std::string(entry) + ": group size must be at least 1");
   }
 
   // multi_find's batch: every operation a get.

@@ -188,6 +188,7 @@ class chained_hash_table {
   // the end of its chain. A group costs as many rounds as its longest chain.
   template <prefetch_hint Hint>
   void find_group_prefetching(std::span<const Key> keys, std::span<result_type> out, std::size_t group) const {
+    detail::check_batch_arguments(keys.size(), out.size(), group, "chained_hash_table::find_group_prefetching");
     detail::scratch_array<const node*> current(std::min(group, keys.size()));
     for (std::size_t first = 0; first < keys.size(); first += group) {
       const std::size_t members = std::min(group, keys.size() - first);
@@ -230,6 +231,7 @@ class chained_hash_table {
   // prefetches the next node. A finished lookup's slot starts the next key at once.
   template <prefetch_hint Hint>
   void find_amac(std::span<const Key> keys, std::span<result_type> out, std::size_t group) const {
+    detail::check_batch_arguments(keys.size(), out.size(), group, "chained_hash_table::find_amac");
     struct state {
       const node* const* bucket;
       const node* current;

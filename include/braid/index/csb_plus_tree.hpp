@@ -174,6 +174,7 @@ class csb_plus_tree {
   // lock step, one level per stage, with no idle slots (the thesis's GP).
   template <prefetch_hint Hint = prefetch_hint::t0>
   void find_group_prefetching(std::span<const Key> keys, std::span<std::optional<Value>> out, std::size_t group) const {
+    detail::check_batch_arguments(keys.size(), out.size(), group, "csb_plus_tree::find_group_prefetching");
     detail::check_multi_find_arguments(keys, out, group, "csb_plus_tree");
     if (levels_ == 0) {
       std::fill_n(out.begin(), keys.size(), std::nullopt);
@@ -199,6 +200,7 @@ class csb_plus_tree {
   // lookup's slot takes the next key at once and reads the cached root right away.
   template <prefetch_hint Hint = prefetch_hint::t0>
   void find_amac(std::span<const Key> keys, std::span<std::optional<Value>> out, std::size_t group) const {
+    detail::check_batch_arguments(keys.size(), out.size(), group, "csb_plus_tree::find_amac");
     detail::check_multi_find_arguments(keys, out, group, "csb_plus_tree");
     if (levels_ == 0) {
       std::fill_n(out.begin(), keys.size(), std::nullopt);

@@ -149,6 +149,7 @@ class linear_probing_table {
 
   template <prefetch_hint Hint>
   void find_group_prefetching(std::span<const key_type> keys, std::span<result_type> out, std::size_t group) const {
+    detail::check_batch_arguments(keys.size(), out.size(), group, "linear_probing_table::find_group_prefetching");
     constexpr std::size_t finished = SIZE_MAX;
     detail::scratch_array<std::size_t> position(std::min(group, keys.size()));
     for (std::size_t first = 0; first < keys.size(); first += group) {
@@ -182,6 +183,7 @@ class linear_probing_table {
 
   template <prefetch_hint Hint>
   void find_amac(std::span<const key_type> keys, std::span<result_type> out, std::size_t group) const {
+    detail::check_batch_arguments(keys.size(), out.size(), group, "linear_probing_table::find_amac");
     struct state {
       std::size_t position;
       std::size_t index;

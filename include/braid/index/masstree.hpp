@@ -84,6 +84,7 @@
 #include "braid/core/prefetch.hpp"
 #include "braid/core/scheduler.hpp"
 #include "braid/core/task.hpp"
+#include "braid/index/detail/batch_arguments.hpp"
 #include "braid/index/detail/epoch_domain.hpp"
 #include "braid/index/masstree/node.hpp"
 
@@ -166,11 +167,7 @@ class masstree {
   // shorter than `keys` or `group` is 0.
   void multi_find(std::span<const std::string_view> keys, std::span<std::optional<Value>> out,
                   masstree_technique technique, std::size_t group = 16) const {
-    if (out.size() < keys.size()) {
-      throw std::invalid_argument("masstree::multi_find: output holds " + std::to_string(out.size()) +
-                                  " results for " + std::to_string(keys.size()) + " keys");
-    }
-    if (group == 0) throw std::invalid_argument("masstree::multi_find: group size must be at least 1");
+    detail::check_batch_arguments(keys.size(), out.size(), group, "masstree::multi_find");
     switch (technique) {
       case masstree_technique::naive:
         for (std::size_t index = 0; index < keys.size(); ++index) out[index] = find(keys[index]);

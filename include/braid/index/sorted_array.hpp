@@ -170,6 +170,7 @@ class sorted_array {
 
   template <prefetch_hint Hint>
   void find_group_prefetching(std::span<const Key> keys, std::span<result_type> out, std::size_t group) const {
+    detail::check_batch_arguments(keys.size(), out.size(), group, "sorted_array::find_group_prefetching");
     if (size_ == 0) {
       std::fill_n(out.begin(), keys.size(), std::nullopt);
       return;
@@ -205,6 +206,7 @@ class sorted_array {
   // the range fits in a line, the range's lines); `in_last_line` finishes the search there.
   template <prefetch_hint Hint>
   void find_amac(std::span<const Key> keys, std::span<result_type> out, std::size_t group) const {
+    detail::check_batch_arguments(keys.size(), out.size(), group, "sorted_array::find_amac");
     struct state {
       Key key;
       std::size_t low;

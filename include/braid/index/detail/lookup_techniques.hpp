@@ -24,16 +24,13 @@
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
 #include "braid/core/scheduler.hpp"
+#include "braid/index/detail/batch_arguments.hpp"
 #include "braid/index/technique.hpp"
 
 namespace braid::detail {
 
 inline void check_lookup_batch(std::size_t keys, std::size_t results, std::size_t group, const char* structure) {
-  if (results < keys) {
-    throw std::invalid_argument(std::string(structure) + "::multi_find: output holds " + std::to_string(results) +
-                                " results for " + std::to_string(keys) + " keys");
-  }
-  if (group == 0) throw std::invalid_argument(std::string(structure) + "::multi_find: group size must be at least 1");
+  check_batch_arguments(keys, results, group, std::string(structure) + "::multi_find");
 }
 
 // A fixed array of trivially copyable per-lookup states, taken from the calling thread's

@@ -26,6 +26,7 @@
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
 #include "braid/core/scheduler.hpp"
+#include "braid/index/detail/batch_arguments.hpp"
 #include "braid/index/technique.hpp"
 
 namespace braid::detail {
@@ -51,11 +52,7 @@ struct ordered_fiber_load {
 template <class Key, class Result>
 void check_multi_find_arguments(std::span<const Key> keys, std::span<Result> out, std::size_t group,
                                 const char* structure) {
-  if (out.size() < keys.size()) {
-    throw std::invalid_argument(std::string(structure) + "::multi_find: output (" + std::to_string(out.size()) +
-                                ") shorter than keys (" + std::to_string(keys.size()) + ")");
-  }
-  if (group == 0) throw std::invalid_argument(std::string(structure) + "::multi_find: group size must be at least 1");
+  check_batch_arguments(keys.size(), out.size(), group, std::string(structure) + "::multi_find");
 }
 
 template <prefetch_hint Hint, class Index, class Key, class Value>
@@ -104,7 +101,7 @@ void ordered_multi_find(const Index& index, std::span<const Key> keys, std::span
 template <prefetch_hint Hint, class Index, class Request, class Visitor>
 void ordered_multi_scan(const Index& index, std::span<const Request> requests, std::span<std::size_t> visited,
                         technique how, std::size_t group, Visitor& visit, const char* structure) {
-  check_multi_find_arguments(requests, visited, group, structure);
+  check_batch_arguments(requests.size(), visited.size(), group, structure);
   auto visitor_of = [&visit](std::size_t request) {
     return [&visit, request](const auto& key, const auto& value) { visit(request, key, value); };
   };

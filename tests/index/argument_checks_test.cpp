@@ -1,0 +1,160 @@
+// Every public batch lookup of every index refuses bad arguments with std::invalid_argument
+// naming itself: group 0 (which would never advance), and an output shorter than the input
+// (which would be written past its end). Nothing is written in either case.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "braid/index/binary_search_tree.hpp"
+#include "braid/index/bplus_tree.hpp"
+#include "braid/index/bw_tree.hpp"
+#include "braid/index/chained_hash_table.hpp"
+#include "braid/index/csb_plus_tree.hpp"
+#include "braid/index/linear_probing_table.hpp"
+#include "braid/index/masstree.hpp"
+#include "braid/index/skip_list.hpp"
+#include "braid/index/sorted_array.hpp"
+
+namespace braid {
+namespace {
+
+constexpr technique every_technique[] = {technique::naive, technique::gp, technique::amac, technique::coro,
+                                         technique::fiber};
+
+// Calls `entry(out, group)` with group 0 and with an output one shorter than the three keys;
+// both must throw std::invalid_argument whose message names `name`, and leave `out` untouched.
+template <class Result>
+void expect_refused(const std::string& name, const std::function<void(std::span<Result>, std::size_t)>& entry) {
+  SCOPED_TRACE(name);
+  const Result untouched{};
+  std::vector<Result> out(3, untouched);
+  for (const auto& [span, group] : {std::pair{std::span<Result>(out), std::size_t{0}},
+                                    std::pair{std::span<Result>(out).first(2), std::size_t{4}}}) {
+    try {
+      entry(span, group);
+      ADD_FAILURE() << name << " accepted group " << group << " with " << span.size() << " results for 3 keys";
+    } catch (const std::invalid_argument& error) {
+      EXPECT_NE(std::string(error.what()).find(name), std::string::npos) << error.what();
+    }
+    for (const Result& result : out) EXPECT_EQ(result, untouched);
+  }
+}
+
+const std::vector<std::uint64_t> keys64 = {1, 2, 3};
+const std::vector<std::uint64_t> values64 = {10, 20, 30};
+using optional64 = std::optional<std::uint64_t>;
+
+TEST(ArgumentChecks, HashTables) {
+  chained_hash_table<std::uint32_t, std::uint64_t> chained(16, 3, page_size::small_4k);
+  linear_probing_table<std::uint64_t> probing(3, page_size::small_4k);
+  for (std::uint32_t key : {1u, 2u, 3u}) {
+    chained.insert(key, key);
+    probing.insert(key, key);
+  }
+  const std::vector<std::uint32_t> keys32 = {1, 2, 3};
+  using chained_result = chained_hash_table<std::uint32_t, std::uint64_t>::result_type;
+  using probing_result = linear_probing_table<std::uint64_t>::result_type;
+  expect_refused<chained_result>("chained_hash_table::find_group_prefetching", [&](auto out, std::size_t group) {
+    chained.find_group_prefetching<prefetch_hint::t0>(keys32, out, group);
+  });
+  expect_refused<chained_result>("chained_hash_table::find_amac", [&](auto out, std::size_t group) {
+    chained.find_amac<prefetch_hint::t0>(keys32, out, group);
+  });
+  expect_refused<probing_result>("linear_probing_table::find_group_prefetching", [&](auto out, std::size_t group) {
+    probing.find_group_prefetching<prefetch_hint::t0>(keys64, out, group);
+  });
+  expect_refused<probing_result>("linear_probing_table::find_amac", [&](auto out, std::size_t group) {
+    probing.find_amac<prefetch_hint::t0>(keys64, out, group);
+  });
+  for (technique how : every_technique) {
+    expect_refused<chained_result>("chained_hash_table::multi_find",
+                                   [&](auto out, std::size_t group) { chained.multi_find(keys32, out, how, group); });
+    expect_refused<probing_result>("linear_probing_table::multi_find",
+                                   [&](auto out, std::size_t group) { probing.multi_find(keys64, out, how, group); });
+  }
+}
+
+TEST(ArgumentChecks, SortedArray) {
+  const sorted_array<std::uint64_t> array(keys64, page_size::small_4k);
+  using result = sorted_array<std::uint64_t>::result_type;
+  expect_refused<result>("sorted_array::find_group_prefetching", [&](auto out, std::size_t group) {
+    array.find_group_prefetching<prefetch_hint::t0>(keys64, out, group);
+  });
+  expect_refused<result>("sorted_array::find_amac", [&](auto out, std::size_t group) {
+    array.find_amac<prefetch_hint::t0>(keys64, out, group);
+  });
+  for (technique how : every_technique) {
+    expect_refused<result>("sorted_array::multi_find",
+                           [&](auto out, std::size_t group) { array.multi_find(keys64, out, how, group); });
+  }
+}
+
+TEST(ArgumentChecks, OrderedStructures) {
+  const binary_search_tree<std::uint64_t, std::uint64_t> bst(keys64, values64, page_size::small_4k);
+  const csb_plus_tree<std::uint64_t, std::uint64_t> csb(keys64, values64, page_size::small_4k);
+  const bplus_tree<std::uint64_t, std::uint64_t> bplus(keys64, values64, page_size::small_4k);
+  const skip_list<std::uint64_t, std::uint64_t> skip(keys64, values64, page_size::small_4k);
+  expect_refused<optional64>("binary_search_tree::find_group_prefetching",
+                             [&](auto out, std::size_t group) { bst.find_group_prefetching(keys64, out, group); });
+  expect_refused<optional64>("binary_search_tree::find_amac",
+                             [&](auto out, std::size_t group) { bst.find_amac(keys64, out, group); });
+  expect_refused<optional64>("csb_plus_tree::find_group_prefetching",
+                             [&](auto out, std::size_t group) { csb.find_group_prefetching(keys64, out, group); });
+  expect_refused<optional64>("csb_plus_tree::find_amac",
+                             [&](auto out, std::size_t group) { csb.find_amac(keys64, out, group); });
+  expect_refused<optional64>("bplus_tree::multi_find",
+                             [&](auto out, std::size_t group) { bplus.multi_find_nested(keys64, out, group); });
+  for (technique how : every_technique) {
+    expect_refused<optional64>("binary_search_tree::multi_find",
+                               [&](auto out, std::size_t group) { bst.multi_find(keys64, out, how, group); });
+    expect_refused<optional64>("csb_plus_tree::multi_find",
+                               [&](auto out, std::size_t group) { csb.multi_find(keys64, out, how, group); });
+    expect_refused<optional64>("bplus_tree::multi_find",
+                               [&](auto out, std::size_t group) { bplus.multi_find(keys64, out, how, group); });
+    expect_refused<optional64>("skip_list::multi_find",
+                               [&](auto out, std::size_t group) { skip.multi_find(keys64, out, how, group); });
+  }
+  using skip_request = skip_list<std::uint64_t, std::uint64_t>::scan_request;
+  const std::vector<skip_request> scans = {{1, 2}, {2, 2}, {3, 2}};
+  expect_refused<std::size_t>("skip_list::multi_scan", [&](auto visited, std::size_t group) {
+    skip.multi_scan(scans, visited, technique::coro, group, [](std::size_t, std::uint64_t, std::uint64_t) {});
+  });
+}
+
+TEST(ArgumentChecks, ConcurrentIndexes) {
+  bw_tree<std::uint64_t, std::uint64_t> bw(page_size::small_4k);
+  masstree<std::uint64_t> trie(page_size::small_4k);
+  for (std::uint64_t key : keys64) bw.upsert(key, key);
+  const std::vector<std::string_view> names = {"a", "b", "c"};
+  for (std::string_view name : names) trie.put(name, 1);
+  // The Bw-tree's comparators take a batch of operations (gets and updates): only the group can be wrong.
+  struct gets {
+    [[nodiscard]] std::size_t size() const noexcept { return 3; }
+    [[nodiscard]] static bool is_get(std::size_t) noexcept { return true; }
+    [[nodiscard]] std::uint64_t key(std::size_t index) const noexcept { return keys64[index]; }
+    static void apply(std::size_t) noexcept {}
+    void deliver(std::size_t, std::optional<std::uint64_t>) noexcept { ++delivered; }
+    int delivered = 0;
+  } batch;
+  EXPECT_THROW(bw.find_group_prefetching(batch, 0), std::invalid_argument);
+  EXPECT_THROW(bw.find_amac(batch, 0), std::invalid_argument);
+  EXPECT_EQ(batch.delivered, 0);
+  bw.find_amac(batch, 2);
+  EXPECT_EQ(batch.delivered, 3);
+  for (technique how : every_technique) {
+    expect_refused<optional64>("bw_tree::multi_find",
+                               [&](auto out, std::size_t group) { bw.multi_find(keys64, out, how, group); });
+  }
+  for (masstree_technique how : {masstree_technique::naive, masstree_technique::nested, masstree_technique::flat}) {
+    expect_refused<optional64>("masstree::multi_find",
+                               [&](auto out, std::size_t group) { trie.multi_find(names, out, how, group); });
+  }
+}
+
+}  // namespace
+}  // namespace braid
