@@ -24,7 +24,7 @@ namespace braid {
 namespace {
 
 constexpr technique every_technique[] = {technique::naive, technique::gp, technique::amac, technique::coro,
-                                         technique::fiber};
+                                         technique::fiber, technique::adaptive};
 
 // Calls `entry(out, group)` with group 0 and with an output one shorter than the three keys;
 // both must throw std::invalid_argument whose message names `name`, and leave `out` untouched.

@@ -18,7 +18,7 @@ namespace {
 using tree = binary_search_tree<std::uint64_t, std::uint64_t>;
 
 const std::vector<technique> all_techniques = {technique::naive, technique::gp, technique::amac, technique::coro,
-                                               technique::fiber};
+                                               technique::fiber, technique::adaptive};
 
 tree build_tree(const std::vector<std::uint64_t>& keys, oracle_map& oracle) {
   std::vector<std::uint64_t> values(keys.size());

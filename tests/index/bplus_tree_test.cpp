@@ -18,7 +18,7 @@ namespace braid::testing {
 namespace {
 
 using entries = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
-const std::vector<technique> tree_techniques = {technique::naive, technique::coro, technique::fiber};
+const std::vector<technique> tree_techniques = {technique::naive, technique::coro, technique::fiber, technique::adaptive};
 
 template <class Tree>
 class BplusTree : public ::testing::Test {};

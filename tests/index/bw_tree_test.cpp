@@ -27,7 +27,7 @@ using small_tree = bw_tree<std::uint64_t, std::uint64_t, 8, 6, 3>;
 using default_tree = bw_tree<>;
 
 constexpr std::size_t group_sizes[] = {1, 2, 3, 7, 16, 64};
-constexpr technique all_techniques[] = {technique::naive, technique::gp, technique::amac, technique::coro};
+constexpr technique all_techniques[] = {technique::naive, technique::gp, technique::amac, technique::coro, technique::adaptive};
 
 std::optional<std::uint64_t> expected_value(const model_type& model, std::uint64_t key) {
   const auto found = model.find(key);

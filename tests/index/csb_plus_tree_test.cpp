@@ -19,7 +19,7 @@ namespace braid::testing {
 namespace {
 
 const std::vector<technique> all_techniques = {technique::naive, technique::gp, technique::amac, technique::coro,
-                                               technique::fiber};
+                                               technique::fiber, technique::adaptive};
 
 template <class Tree>
 class CsbPlusTree : public ::testing::Test {};
@@ -151,7 +151,7 @@ using coded_node_sizes = ::testing::Types<csb_plus_tree_over_codes<std::uint64_t
                                           csb_plus_tree_over_codes<std::uint64_t, 256>>;
 TYPED_TEST_SUITE(CsbPlusTreeOverCodes, coded_node_sizes);
 
-const std::vector<technique> coded_techniques = {technique::naive, technique::coro, technique::fiber};
+const std::vector<technique> coded_techniques = {technique::naive, technique::coro, technique::fiber, technique::adaptive};
 
 // Every technique and group size against the oracle (value -> code).
 template <class Tree>

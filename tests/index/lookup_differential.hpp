@@ -19,8 +19,8 @@
 namespace braid::testing {
 
 inline constexpr std::array<std::size_t, 6> differential_groups = {1, 2, 3, 7, 16, 64};
-inline constexpr std::array<technique, 5> all_techniques = {technique::naive, technique::gp, technique::amac,
-                                                            technique::coro, technique::fiber};
+inline constexpr std::array<technique, 6> all_techniques = {technique::naive, technique::gp, technique::amac,
+                                                            technique::coro, technique::fiber, technique::adaptive};
 
 // Batch lengths that cover the empty input, inputs shorter than a group, exact multiples of
 // the group sizes and ragged last groups.

@@ -19,7 +19,7 @@ namespace {
 using list_type = skip_list<std::uint64_t, std::uint64_t>;
 using entries = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
 
-const std::vector<technique> list_techniques = {technique::naive, technique::coro, technique::fiber};
+const std::vector<technique> list_techniques = {technique::naive, technique::coro, technique::fiber, technique::adaptive};
 
 list_type build_list(const std::vector<std::uint64_t>& keys, oracle_map& oracle, std::uint64_t height_seed = 1) {
   std::vector<std::uint64_t> values(keys.size());

@@ -75,6 +75,7 @@
 #include "braid/core/prefetch.hpp"
 #include "braid/core/scheduler.hpp"
 #include "braid/index/bw_tree/records.hpp"
+#include "braid/index/detail/adaptive_lookups.hpp"
 #include "braid/index/detail/batch_arguments.hpp"
 #include "braid/index/detail/epoch_domain.hpp"
 #include "braid/index/technique.hpp"
@@ -291,10 +292,15 @@ class bw_tree {
       case technique::coro:
         run_into(interleaved_scheduler{group}, keys, [this](Key key) { return get<interleaved>(key); }, out);
         return;
+      case technique::adaptive:
+        detail::run_adaptive_lookups<bw_tree>(
+            keys, out, group, [this](Key key) { return get<sequential>(key); },
+            [this](Key key) { return get<interleaved>(key); });
+        return;
       case technique::fiber: break;
     }
     throw std::invalid_argument("bw_tree::multi_find: technique '" + std::string(to_string(how)) +
-                                "' is not provided (naive, gp, amac, coro)");
+                                "' is not provided (naive, gp, amac, coro, adaptive)");
   }
 
   // ---- writes ----------------------------------------------------------------------------------

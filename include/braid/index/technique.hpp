@@ -5,6 +5,8 @@
 //   amac   asynchronous memory access chaining: a ring of G hand-written state machines
 //   coro   the lookup coroutine instantiated `interleaved`, G in flight
 //   fiber  the same lookup as a plain function yielding on a stackful fiber, G in flight
+//   adaptive  the lookup coroutine on an adaptive_scheduler: the plain (sequential) or the
+//          interleaved instantiation, and the group (at most G), chosen while it runs
 //
 // Every technique must return exactly what `naive` returns, in input order.
 #pragma once
@@ -15,7 +17,7 @@
 
 namespace braid {
 
-enum class technique { naive, gp, amac, coro, fiber };
+enum class technique { naive, gp, amac, coro, fiber, adaptive };
 
 constexpr std::string_view to_string(technique t) noexcept {
   switch (t) {
@@ -24,16 +26,18 @@ constexpr std::string_view to_string(technique t) noexcept {
     case technique::amac: return "amac";
     case technique::coro: return "coro";
     case technique::fiber: return "fiber";
+    case technique::adaptive: return "adaptive";
   }
   return "?";
 }
 
 // Throws std::invalid_argument naming the unknown technique.
 inline technique parse_technique(std::string_view name) {
-  for (technique t : {technique::naive, technique::gp, technique::amac, technique::coro, technique::fiber}) {
+  for (technique t : {technique::naive, technique::gp, technique::amac, technique::coro, technique::fiber,
+                      technique::adaptive}) {
     if (to_string(t) == name) return t;
   }
-  throw std::invalid_argument("unknown technique '" + std::string(name) + "' (naive, gp, amac, coro, fiber)");
+  throw std::invalid_argument("unknown technique '" + std::string(name) + "' (naive, gp, amac, coro, fiber, adaptive)");
 }
 
 }  // namespace braid

@@ -24,6 +24,7 @@
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
 #include "braid/core/scheduler.hpp"
+#include "braid/index/detail/adaptive_lookups.hpp"
 #include "braid/index/detail/batch_arguments.hpp"
 #include "braid/index/technique.hpp"
 
@@ -118,6 +119,11 @@ void run_lookup_technique(const Structure& structure, std::span<const Key> keys,
             });
           },
           out);
+      return;
+    case technique::adaptive:
+      run_adaptive_lookups<Structure>(
+          keys, out, group, [&structure](const Key& key) { return structure.template find_coro<sequential>(key); },
+          [&structure](const Key& key) { return structure.template find_coro<interleaved_with<Hint>>(key); });
       return;
   }
   throw std::invalid_argument(std::string(name) + "::multi_find: unknown technique");

@@ -26,6 +26,7 @@
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
 #include "braid/core/scheduler.hpp"
+#include "braid/index/detail/adaptive_lookups.hpp"
 #include "braid/index/detail/batch_arguments.hpp"
 #include "braid/index/technique.hpp"
 
@@ -75,6 +76,11 @@ void ordered_multi_find(const Index& index, std::span<const Key> keys, std::span
                 [&index, key](fiber_context& context) { return index.template find_on_fiber<Hint>(context, key); });
           },
           out);
+      return;
+    case technique::adaptive:
+      run_adaptive_lookups<Index>(
+          keys, out, group, [&index](const Key& key) { return index.template lookup<sequential>(key); },
+          [&index](const Key& key) { return index.template lookup<interleaved_with<Hint>>(key); });
       return;
     case technique::gp:
       if constexpr (requires { index.template find_group_prefetching<Hint>(keys, out, group); }) {
@@ -131,12 +137,26 @@ void ordered_multi_scan(const Index& index, std::span<const Request> requests, s
           },
           deliver);
       return;
+    case technique::adaptive: {
+      struct scans;  // scans learn apart from the lookups of the same structure
+      adaptive_scheduler_for<std::pair<Index, scans>>(group).run(
+          requests.size(),
+          [&](std::size_t i) {
+            return index.template scan_coroutine<sequential>(requests[i].start, requests[i].limit, visitor_of(i));
+          },
+          [&](std::size_t i) {
+            return index.template scan_coroutine<interleaved_with<Hint>>(requests[i].start, requests[i].limit,
+                                                                         visitor_of(i));
+          },
+          deliver);
+      return;
+    }
     case technique::gp:
     case technique::amac:
       break;
   }
   throw std::invalid_argument(std::string(structure) + ": technique '" + std::string(to_string(how)) +
-                              "' is not available (naive, coro, fiber)");
+                              "' is not available (naive, coro, fiber, adaptive)");
 }
 
 }  // namespace braid::detail
