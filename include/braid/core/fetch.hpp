@@ -5,6 +5,12 @@
 //
 // `fetch_lines<M>(p)` does the same for a node that spans several cache lines: every line of
 // `*p` is prefetched before the single suspension.
+//
+// The awaiter is chosen through the mode type alone, never by overloading on it: a mode that
+// satisfies `mode_with_own_load` (the task runtime's `on_runtime`) supplies its awaiter as
+// `M::await_load(p, bytes)`; every other mode gets the ready load (sequential) or the
+// prefetch-and-suspend load (interleaved) below. So which awaiter runs does not depend on
+// which headers were included before the operation's source.
 #pragma once
 
 #include <coroutine>
@@ -40,9 +46,18 @@ struct suspending_load {
 
 }  // namespace detail
 
+// A mode that brings its own awaiter: `M::await_load(p, bytes)` returns it for `bytes` bytes at
+// `p` (1 for a single line).
+template <class M>
+concept mode_with_own_load = execution_mode<M> && requires(int* address, std::size_t bytes) {
+  M::await_load(address, bytes);
+};
+
 template <execution_mode M, class T>
 [[nodiscard]] inline auto fetch(T* address) noexcept {
-  if constexpr (M::suspends) {
+  if constexpr (mode_with_own_load<M>) {
+    return M::await_load(address, 1);
+  } else if constexpr (M::suspends) {
     prefetch<M::hint>(address);
     return detail::suspending_load<T>{address};
   } else {
@@ -53,7 +68,9 @@ template <execution_mode M, class T>
 // Multi-line node: prefetches all sizeof(T) bytes of *address, then suspends once.
 template <execution_mode M, class T>
 [[nodiscard]] inline auto fetch_lines(T* address) noexcept {
-  if constexpr (M::suspends) {
+  if constexpr (mode_with_own_load<M>) {
+    return M::await_load(address, sizeof(T));
+  } else if constexpr (M::suspends) {
     prefetch_lines<sizeof(T), M::hint>(address);
     return detail::suspending_load<T>{address};
   } else {
@@ -64,7 +81,9 @@ template <execution_mode M, class T>
 // Multi-line node whose size is known only at run time (variable-size nodes, pages).
 template <execution_mode M, class T>
 [[nodiscard]] inline auto fetch_lines(T* address, std::size_t bytes) noexcept {
-  if constexpr (M::suspends) {
+  if constexpr (mode_with_own_load<M>) {
+    return M::await_load(address, bytes);
+  } else if constexpr (M::suspends) {
     prefetch_lines<M::hint>(address, bytes);
     return detail::suspending_load<T>{address};
   } else {

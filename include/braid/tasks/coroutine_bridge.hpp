@@ -21,9 +21,8 @@
 // restored for an optimistic re-run): the operation validates what it reads itself, as it
 // must when it runs interleaved on plain threads.
 //
-// `fetch<M>` for these modes are overloads of braid's own, more constrained, so that overload
-// resolution picks them for `on_runtime` modes; include this header before the operation
-// sources that are instantiated with them.
+// `on_runtime` supplies its awaiter through `await_load` (see core/fetch.hpp), so `fetch<M>`
+// finds it through the mode type whatever the include order.
 #pragma once
 
 #include <coroutine>
@@ -40,23 +39,6 @@
 #include "braid/tasks/worker.hpp"
 
 namespace braid::tasks {
-
-// The mode of operations that run as tasks; `Temporality` is the prefetch the runtime issues.
-template <prefetch_temporality Temporality>
-struct on_runtime_with {
-  static constexpr bool suspends = true;
-  static constexpr prefetch_hint hint =
-      Temporality == prefetch_temporality::non_temporal ? prefetch_hint::nta
-      : Temporality == prefetch_temporality::write      ? prefetch_hint::write
-                                                        : prefetch_hint::t0;
-  static constexpr prefetch_temporality temporality = Temporality;
-  static constexpr const char* name = "task runtime";
-  using task_runtime_mode = void;
-};
-using on_runtime = on_runtime_with<prefetch_temporality::temporal>;
-
-template <class M>
-concept runtime_mode = execution_mode<M> && requires { typename M::task_runtime_mode; };
 
 namespace detail {
 
@@ -80,6 +62,30 @@ struct runtime_load {
 };
 
 }  // namespace detail
+
+// The mode of operations that run as tasks; `Temporality` is the prefetch the runtime issues.
+template <prefetch_temporality Temporality>
+struct on_runtime_with {
+  static constexpr bool suspends = true;
+  static constexpr prefetch_hint hint =
+      Temporality == prefetch_temporality::non_temporal ? prefetch_hint::nta
+      : Temporality == prefetch_temporality::write      ? prefetch_hint::write
+                                                        : prefetch_hint::t0;
+  static constexpr prefetch_temporality temporality = Temporality;
+  static constexpr const char* name = "task runtime";
+  using task_runtime_mode = void;
+
+  // The awaiter `fetch<M>` uses: record what is fetched and suspend; no prefetch here, the
+  // worker issues it a few tasks ahead.
+  template <class T>
+  static detail::runtime_load<T> await_load(T* address, std::size_t bytes) noexcept {
+    return {address, static_cast<std::uint32_t>(bytes), Temporality};
+  }
+};
+using on_runtime = on_runtime_with<prefetch_temporality::temporal>;
+
+template <class M>
+concept runtime_mode = execution_mode<M> && requires { typename M::task_runtime_mode; };
 
 // A coroutine (coro<T>, task<T>, anything satisfying braid::operation) running as a task;
 // `deliver(worker&, result)` (or `deliver(worker&)` for void) receives its result on the
@@ -150,21 +156,3 @@ void spawn_coroutine(worker& self, Operation operation, Deliver deliver) {
 }
 
 }  // namespace braid::tasks
-
-namespace braid {
-
-// fetch / fetch_lines for the task-runtime modes: record and suspend, no prefetch here.
-template <tasks::runtime_mode M, class T>
-[[nodiscard]] inline auto fetch(T* address) noexcept {
-  return tasks::detail::runtime_load<T>{address, 1, M::temporality};
-}
-template <tasks::runtime_mode M, class T>
-[[nodiscard]] inline auto fetch_lines(T* address) noexcept {
-  return tasks::detail::runtime_load<T>{address, static_cast<std::uint32_t>(sizeof(T)), M::temporality};
-}
-template <tasks::runtime_mode M, class T>
-[[nodiscard]] inline auto fetch_lines(T* address, std::size_t bytes) noexcept {
-  return tasks::detail::runtime_load<T>{address, static_cast<std::uint32_t>(bytes), M::temporality};
-}
-
-}  // namespace braid
