@@ -80,7 +80,7 @@ std::vector<technique_run> techniques_for(const run_context& context, const phas
     runs.push_back({"plain-coro", [&work] {
                       return by_batches(work, [](const array_type& array, std::span<const std::int64_t> keys, std::uint64_t& sum) {
                         sequential_scheduler{}.run(
-                            keys.size(), [&](std::size_t i) { return array.find_coro<sequential>(keys[i]); },
+                            keys.size(), [&](std::size_t i) { return array.lookup<sequential>(keys[i]); },
                             [&](std::size_t, const array_type::result_type& found) { sum = checksum_add(sum, found); });
                       });
                     }});
@@ -90,7 +90,7 @@ std::vector<technique_run> techniques_for(const run_context& context, const phas
       runs.push_back({"coro-g" + std::to_string(group), [&work, group] {
                         return by_batches(work, [group](const array_type& array, std::span<const std::int64_t> keys, std::uint64_t& sum) {
                           interleaved_scheduler{group}.run(
-                              keys.size(), [&](std::size_t i) { return array.find_coro<interleaved>(keys[i]); },
+                              keys.size(), [&](std::size_t i) { return array.lookup<interleaved>(keys[i]); },
                               [&](std::size_t, const array_type::result_type& found) { sum = checksum_add(sum, found); });
                         });
                       }});
@@ -100,8 +100,8 @@ std::vector<technique_run> techniques_for(const run_context& context, const phas
     runs.push_back({"adaptive", [&work, &adaptive] {
                       return by_batches(work, [&adaptive](const array_type& array, std::span<const std::int64_t> keys, std::uint64_t& sum) {
                         adaptive.run(
-                            keys.size(), [&](std::size_t i) { return array.find_coro<sequential>(keys[i]); },
-                            [&](std::size_t i) { return array.find_coro<interleaved>(keys[i]); },
+                            keys.size(), [&](std::size_t i) { return array.lookup<sequential>(keys[i]); },
+                            [&](std::size_t i) { return array.lookup<interleaved>(keys[i]); },
                             [&](std::size_t, const array_type::result_type& found) { sum = checksum_add(sum, found); });
                       });
                     }});

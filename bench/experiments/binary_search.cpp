@@ -185,7 +185,7 @@ void measure_key_type(run_context& context, std::size_t size, const std::vector<
         compute.empty() ? 0.0
                         : ordered::suspensions_per_operation(keys.first(std::min<std::size_t>(keys.size(), 20'000)),
                                                              [&array](const Key& key) {
-                                                               return array.template find_coro<interleaved>(key);
+                                                               return array.template lookup<interleaved>(key);
                                                              });
     lookup_bench::emit_rows(
         context, passes, measured,

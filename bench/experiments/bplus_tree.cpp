@@ -79,7 +79,7 @@ void run_node_size(run_context& context, std::size_t size, const std::vector<std
       if (context.selected("task")) {
         variants.push_back({"task", group, false,
                             [&tree, lookup_span, group](std::span<std::optional<std::uint64_t>> out) {
-                              tree.multi_find_nested(lookup_span, out, group);
+                              tree.multi_find(lookup_span, out, technique::coro_nested, group);
                             },
                             {{"frame_bytes", task_bytes}}});
       }

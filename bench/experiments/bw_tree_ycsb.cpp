@@ -2,8 +2,8 @@
 // YCSB-B's scrambled Zipfian 0.99, 8-byte keys and values ("Killer Nanoseconds" §4.2, Fig. 13).
 //
 // Techniques, every one running the whole stream (reads and updates) in one pass:
-//   naive  find() and upsert() one after another;
-//   coro   get<interleaved>: the whole get in one coroutine (the paper's "approach 1"),
+//   naive  find() and insert_or_assign() one after another;
+//   coro   lookup<interleaved>: the whole get in one coroutine (the paper's "approach 1"),
 //          interleaved by braid's scheduler; an update runs plainly when its slot is launched;
 //   gp     group prefetching over the hand-written state machine;
 //   amac   AMAC over the same state machine (a ring, a finished slot refilled at once).
@@ -45,7 +45,7 @@ constexpr double average_fanout = 45;
 
 // An update as an operation of the coroutine pass: applied at launch, finished at once.
 coro<std::optional<std::uint64_t>> upsert_at_launch(tree_type& tree, std::uint64_t key) {
-  tree.upsert(key, value_of(key));
+  tree.insert_or_assign(key, value_of(key));
   co_return std::nullopt;
 }
 
@@ -59,7 +59,7 @@ struct stream_batch {
   [[nodiscard]] bool is_get(std::size_t i) const noexcept { return !is_update(operations[i]); }
   [[nodiscard]] std::uint64_t key(std::size_t i) const noexcept { return key_of(operations[i]); }
   void apply(std::size_t i) {
-    tree.upsert(key_of(operations[i]), value_of(key_of(operations[i])));
+    tree.insert_or_assign(key_of(operations[i]), value_of(key_of(operations[i])));
     sum += update_share;
   }
   void deliver(std::size_t, std::optional<std::uint64_t> result) noexcept { sum += read_share(result); }
@@ -74,7 +74,7 @@ class bw_tree_passes {
     for (std::size_t i = begin; i < end; ++i) {
       const std::uint64_t key = key_of(operations_[i]);
       if (is_update(operations_[i])) {
-        tree_.upsert(key, value_of(key));
+        tree_.insert_or_assign(key, value_of(key));
         sum += update_share;
       } else {
         sum += read_share(tree_.find(key));
@@ -90,7 +90,7 @@ class bw_tree_passes {
         [&](std::size_t index) {
           const std::uint64_t operation = operations_[begin + index];
           return is_update(operation) ? upsert_at_launch(tree_, key_of(operation))
-                                      : std::as_const(tree_).get<interleaved>(key_of(operation));
+                                      : std::as_const(tree_).lookup<interleaved>(key_of(operation));
         },
         [&](std::size_t index, std::optional<std::uint64_t> result) {
           sum += is_update(operations_[begin + index]) ? update_share : read_share(result);
@@ -117,12 +117,12 @@ class bw_tree_passes {
       if (!is_update(operations_[i])) keys.push_back(key_of(operations_[i]));
     }
     return ordered::suspensions_per_operation(
-        std::span<const std::uint64_t>(keys), [this](std::uint64_t key) { return std::as_const(tree_).get<interleaved>(key); });
+        std::span<const std::uint64_t>(keys), [this](std::uint64_t key) { return std::as_const(tree_).lookup<interleaved>(key); });
   }
 
   std::size_t frame_bytes() const {
     const std::uint64_t key = key_of(operations_.front());
-    return ordered::pool_bytes_per_operation([&] { return std::as_const(tree_).get<interleaved>(key); });
+    return ordered::pool_bytes_per_operation([&] { return std::as_const(tree_).lookup<interleaved>(key); });
   }
 
  private:
@@ -142,7 +142,7 @@ void run_bw_tree_ycsb(run_context& context) {
     {
       thread_runner loader(settings.most_threads);
       context.progress("loading " + std::to_string(settings.records) + " records");
-      load(loader, stream.records, [&](std::uint64_t key) { tree.upsert(key, value_of(key)); });
+      load(loader, stream.records, [&](std::uint64_t key) { tree.insert_or_assign(key, value_of(key)); });
     }
     bw_tree_passes passes(tree, stream.operations);
 

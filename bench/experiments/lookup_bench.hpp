@@ -212,7 +212,7 @@ void add_index_techniques(lookup_passes<Result>& passes, const run_context& cont
                [&structure, keys](std::size_t begin, std::size_t end, std::span<Result> out) {
                  run_into(
                      sequential_scheduler{}, keys.subspan(begin, end - begin),
-                     [&structure](const Key& key) { return structure.template find_coro<sequential>(key); }, out);
+                     [&structure](const Key& key) { return structure.template lookup<sequential>(key); }, out);
                });
   }
 }

@@ -40,7 +40,7 @@ struct mixed_batch {
   std::size_t size() const { return keys.size(); }
   bool is_get(std::size_t index) const { return gets[index]; }
   std::uint64_t key(std::size_t index) const { return keys[index]; }
-  void apply(std::size_t index) { tree.upsert(keys[index], values[index]); }
+  void apply(std::size_t index) { tree.insert_or_assign(keys[index], values[index]); }
   void deliver(std::size_t index, std::optional<std::uint64_t> result) { results[index] = result; }
 };
 
@@ -57,7 +57,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       case 0:
       case 1: {
         const std::uint64_t value = input.byte();
-        tree.upsert(key, value);
+        tree.insert_or_assign(key, value);
         model[key] = value;
         break;
       }

@@ -38,7 +38,7 @@ void expect_lookups_agree(const Tree& tree, const oracle_map& oracle, std::span<
   const auto expected = expected_lookups(oracle, keys);
   for (std::size_t group : groups) {
     std::vector<std::optional<std::uint64_t>> got(keys.size(), std::optional<std::uint64_t>{12345});
-    tree.multi_find_nested(keys, std::span(got), group);
+    tree.multi_find(keys, std::span(got), technique::coro_nested, group);
     ASSERT_EQ(got, expected) << where << ": nested tasks, group " << group;
   }
   ASSERT_EQ(run(sequential_scheduler{}, keys, [&](std::uint64_t key) { return tree.template lookup<sequential>(key); }),
@@ -274,7 +274,7 @@ TYPED_TEST(BplusTree, RejectsBadInput) {
   EXPECT_THROW(tree.multi_find(keys, std::span(output), technique::gp, 4), std::invalid_argument);
   EXPECT_THROW(tree.multi_find(keys, std::span(output), technique::amac, 4), std::invalid_argument);
   EXPECT_THROW(tree.multi_find(keys, std::span(short_output), technique::coro, 4), std::invalid_argument);
-  EXPECT_THROW(tree.multi_find_nested(keys, std::span(output), 0), std::invalid_argument);
+  EXPECT_THROW(tree.multi_find(keys, std::span(output), technique::coro_nested, 0), std::invalid_argument);
 }
 
 TYPED_TEST(BplusTree, PageSizedNodesArePageAligned) {

@@ -65,7 +65,7 @@ void writers_and_readers(int writers, int readers, int steps_per_writer, std::ui
         tree.erase(key);
         model.erase(key);
       } else {
-        tree.upsert(key, encode(key, step));
+        tree.insert_or_assign(key, encode(key, step));
         model[key] = encode(key, step);
       }
     }
@@ -152,7 +152,7 @@ TEST(BwTreeConcurrent, ConcurrentInsertsFromAnEmptyTreeSplitTheRoot) {
     threads.emplace_back([&, id] {
       for (std::uint64_t index = 0; index < per_thread; ++index) {
         const std::uint64_t key = index * threads_count + static_cast<std::uint64_t>(id);
-        tree.upsert(key, key * 3);
+        tree.insert_or_assign(key, key * 3);
       }
     });
   }

@@ -58,19 +58,24 @@ void random_operations(std::uint64_t seed, std::size_t operations, std::uint64_t
       case 1:
       case 2: {
         const std::uint64_t value = random();
-        tree.upsert(key, value);
-        model[key] = value;
+        const bool absent = !model.contains(key);
+        if (step % 2 == 0) {
+          ASSERT_EQ(tree.insert_or_assign(key, value), absent) << "insert_or_assign, step " << step;
+          model[key] = value;
+        } else {
+          ASSERT_EQ(tree.insert(key, value), absent) << "insert, step " << step;
+          model.try_emplace(key, value);
+        }
         break;
       }
       case 3:
-        tree.erase(key);
-        model.erase(key);
+        ASSERT_EQ(tree.erase(key), model.erase(key) == 1) << "erase, step " << step;
         break;
       case 4: ASSERT_EQ(tree.find(key), expected_value(model, key)) << "find, step " << step; break;
       default: {
-        auto lookup = tree.template get<interleaved>(key);
+        auto lookup = tree.template lookup<interleaved>(key);
         while (!lookup.done()) lookup.resume();
-        ASSERT_EQ(lookup.take_result(), expected_value(model, key)) << "get<interleaved>, step " << step;
+        ASSERT_EQ(lookup.take_result(), expected_value(model, key)) << "lookup<interleaved>, step " << step;
       }
     }
   }
@@ -139,7 +144,7 @@ TEST(BwTree, OtherPrefetchHintsGiveTheSameResults) {
   tree.find_group_prefetching<prefetch_hint::nta>(gp, 5);
   tree.find_amac<prefetch_hint::t1>(amac, 9);
   const auto coro = run(interleaved_scheduler{6}, keys,
-                        [&](std::uint64_t key) { return tree.get<interleaved_with<prefetch_hint::nta>>(key); });
+                        [&](std::uint64_t key) { return tree.lookup<interleaved_with<prefetch_hint::nta>>(key); });
   for (std::size_t index = 0; index < keys.size(); ++index) {
     ASSERT_EQ(gp.out[index], expected_value(model, keys[index]));
     ASSERT_EQ(amac.out[index], expected_value(model, keys[index]));
@@ -162,7 +167,7 @@ struct mixed_batch {
   std::size_t size() const { return operations.size(); }
   bool is_get(std::size_t index) const { return operations[index].get; }
   std::uint64_t key(std::size_t index) const { return operations[index].key; }
-  void apply(std::size_t index) { tree.upsert(operations[index].key, operations[index].value); }
+  void apply(std::size_t index) { tree.insert_or_assign(operations[index].key, operations[index].value); }
   void deliver(std::size_t index, std::optional<std::uint64_t> result) {
     EXPECT_FALSE(delivered[index]) << "delivered twice";
     delivered[index] = true;
@@ -241,8 +246,8 @@ TEST(BwTree, ExtremeKeys) {
   tiny_tree tree;
   constexpr std::uint64_t top = std::numeric_limits<std::uint64_t>::max();
   for (std::uint64_t key = 0; key < 200; ++key) {
-    tree.upsert(key, key);
-    tree.upsert(top - key, key);
+    tree.insert_or_assign(key, key);
+    tree.insert_or_assign(top - key, key);
   }
   EXPECT_EQ(tree.find(0), 0u);
   EXPECT_EQ(tree.find(top), 0u);
@@ -256,7 +261,7 @@ TEST(BwTree, ExtremeKeys) {
 
 TEST(BwTree, TreeGrowsSplitsAndReclaims) {
   small_tree tree;
-  for (std::uint64_t key = 0; key < 20'000; ++key) tree.upsert((key * 2654435761u) % 1'000'003, key);
+  for (std::uint64_t key = 0; key < 20'000; ++key) tree.insert_or_assign((key * 2654435761u) % 1'000'003, key);
   const auto statistics = tree.statistics();
   EXPECT_GE(tree.height(), 4u);
   EXPECT_GT(statistics.splits, 1'000u);
@@ -285,7 +290,7 @@ TEST(BwTree, NarrowKeysAndValues) {
   for (int step = 0; step < 5'000; ++step) {
     const std::uint32_t key = random() % 700;
     const auto value = static_cast<std::uint16_t>(random());
-    tree.upsert(key, value);
+    tree.insert_or_assign(key, value);
     model[key] = value;
   }
   std::vector<std::uint32_t> keys;

@@ -92,10 +92,10 @@ void expect_coroutine_modes_agree(const Structure& structure, const std::vector<
                                   const std::string& context) {
   for (std::size_t i = 0; i < keys.size(); ++i) {
     auto plain = structure.find(keys[i]);
-    auto sequential_lookup = structure.template find_coro<sequential>(keys[i]);
+    auto sequential_lookup = structure.template lookup<sequential>(keys[i]);
     ASSERT_TRUE(sequential_lookup.done()) << context << ": the sequential coroutine suspended";
     ASSERT_EQ(sequential_lookup.take_result(), plain) << context << ": key " << i;
-    auto interleaved_lookup = structure.template find_coro<interleaved>(keys[i]);
+    auto interleaved_lookup = structure.template lookup<interleaved>(keys[i]);
     while (!interleaved_lookup.done()) interleaved_lookup.resume();
     ASSERT_EQ(interleaved_lookup.take_result(), plain) << context << ": key " << i;
   }

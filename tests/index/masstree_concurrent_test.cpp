@@ -10,6 +10,7 @@
 // tree must equal a serial replay of every writer's sequence.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -131,7 +132,7 @@ TEST(MasstreeConcurrent, WritersAndInterleavedReadersStayLinearizable) {
       reads_checked.fetch_add(1, std::memory_order_relaxed);
     };
     for (int round = 0; writers_done.load() < writers || round < 20; ++round) {
-      const auto how = static_cast<masstree_technique>(choose() % 3);
+      const auto how = std::array{technique::naive, technique::coro_nested, technique::coro, technique::adaptive}[choose() % 4];
       const std::size_t count = 1 + choose() % keys.size();
       for (std::size_t index = 0; index < count; ++index) keys[index] = universe[choose() % universe.size()];
       tree.multi_find(std::span(keys.data(), count), std::span(results.data(), count), how, 1 + choose() % 32);

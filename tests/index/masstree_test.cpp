@@ -68,10 +68,10 @@ void random_operations(std::uint64_t seed, std::size_t operations, tree_type& tr
         model.erase(key);
         break;
       case 5: ASSERT_EQ(tree.find(key), before) << "find, step " << step; break;
-      case 6: ASSERT_EQ(run_to_end(tree.get_flat<interleaved>(key)), before) << "get_flat, step " << step; break;
-      case 7: ASSERT_EQ(run_to_end(tree.get_nested<interleaved>(key)), before) << "get_nested, step " << step; break;
+      case 6: ASSERT_EQ(run_to_end(tree.lookup<interleaved>(key)), before) << "lookup, step " << step; break;
+      case 7: ASSERT_EQ(run_to_end(tree.lookup_nested<interleaved>(key)), before) << "lookup_nested, step " << step; break;
       default:
-        ASSERT_EQ(run_to_end(tree.get_flat<sequential_without_node_prefetch>(key)), before) << "unprefetched, step " << step;
+        ASSERT_EQ(run_to_end(tree.lookup<sequential_without_node_prefetch>(key)), before) << "unprefetched, step " << step;
         break;
     }
   }
@@ -104,7 +104,7 @@ TEST(Masstree, EveryGetTechniqueAndGroupSizeMatchesFind) {
     for (int step = 0; step < 3'000; ++step) storage.push_back(masstree_test_key(random));
     for (int step = 0; step < 200; ++step) storage.push_back(storage[random() % storage.size()]);
     std::vector<std::string_view> keys(storage.begin(), storage.end());
-    for (const masstree_technique how : {masstree_technique::naive, masstree_technique::nested, masstree_technique::flat}) {
+    for (const technique how : {technique::naive, technique::coro_nested, technique::coro, technique::adaptive}) {
       for (const std::size_t group : group_sizes) {
         for (const std::size_t count : {keys.size(), std::size_t{0}, std::size_t{1}, group / 2 + 1}) {
           SCOPED_TRACE(std::string(to_string(how)) + " group " + std::to_string(group) + " count " + std::to_string(count));
@@ -128,9 +128,9 @@ TEST(Masstree, NonDefaultPrefetchHintsGiveTheSameResults) {
   std::vector<std::string> storage;
   for (int step = 0; step < 1'000; ++step) storage.push_back(masstree_test_key(random));
   const auto nta = run(interleaved_scheduler{8}, storage,
-                       [&](const std::string& key) { return tree.get_flat<interleaved_with<prefetch_hint::nta>>(key); });
+                       [&](const std::string& key) { return tree.lookup<interleaved_with<prefetch_hint::nta>>(key); });
   const auto t1 = run(interleaved_scheduler{8}, storage,
-                      [&](const std::string& key) { return tree.get_nested<interleaved_with<prefetch_hint::t1>>(key); });
+                      [&](const std::string& key) { return tree.lookup_nested<interleaved_with<prefetch_hint::t1>>(key); });
   for (std::size_t index = 0; index < storage.size(); ++index) {
     ASSERT_EQ(nta[index], expected_value(model, storage[index]));
     ASSERT_EQ(t1[index], expected_value(model, storage[index]));
@@ -310,9 +310,9 @@ TEST(Masstree, MultiFindRejectsBadArguments) {
   tree_type tree;
   std::vector<std::string_view> keys = {"a", "b"};
   std::vector<std::optional<std::uint64_t>> too_short(1);
-  EXPECT_THROW(tree.multi_find(keys, too_short, masstree_technique::flat, 4), std::invalid_argument);
+  EXPECT_THROW(tree.multi_find(keys, too_short, technique::coro, 4), std::invalid_argument);
   std::vector<std::optional<std::uint64_t>> results(2);
-  EXPECT_THROW(tree.multi_find(keys, results, masstree_technique::nested, 0), std::invalid_argument);
+  EXPECT_THROW(tree.multi_find(keys, results, technique::coro_nested, 0), std::invalid_argument);
 }
 
 TEST(Masstree, SmallValueTypes) {

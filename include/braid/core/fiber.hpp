@@ -6,14 +6,14 @@
 // restores every callee-saved register and the stack pointer, a coroutine switch only the
 // live state the compiler chose to keep in its frame.
 //
-//   std::optional<int> find_fiber(braid::fiber_context& context, const table& t, int key) {
+//   std::optional<int> find_on_fiber(braid::fiber_context& context, const table& t, int key) {
 //     for (const node* n = t.bucket(key); n != nullptr;) {
 //       const node& current = braid::fiber_fetch(context, n);   // prefetch, yield, load
 //       ...
 //   }
 //   braid::run(braid::interleaved_scheduler{16}, keys, [&](int key) {
 //     return braid::fiber<std::optional<int>>(
-//         [&t, key](braid::fiber_context& context) { return find_fiber(context, t, key); });
+//         [&t, key](braid::fiber_context& context) { return find_on_fiber(context, t, key); });
 //   });
 //
 // A fiber starts eagerly, like coro<T>. Its stack and state come from the frame pool (no

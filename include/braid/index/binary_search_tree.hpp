@@ -66,6 +66,9 @@ class binary_search_tree {
  public:
   using key_type = Key;
   using mapped_type = Value;
+  // The prefetch the interleaved and fiber lookups issue unless told otherwise: T0, into every
+  // level (nodes are reused along a descent and by the next lookups near the root).
+  static constexpr prefetch_hint default_prefetch_hint = prefetch_hint::t0;
   using result_type = std::optional<Value>;
 
   struct node {
@@ -191,17 +194,16 @@ class binary_search_tree {
     co_return std::nullopt;
   }
 
-  template <prefetch_hint Hint = prefetch_hint::t0>
+  template <prefetch_hint Hint = default_prefetch_hint>
   [[nodiscard]] std::optional<Value> find_on_fiber(fiber_context& context, const Key& key) const {
     return descend(key, detail::ordered_fiber_load<Hint>{context});
   }
 
   // Group prefetching: groups of `group` lookups descend in lock step, one level per round;
   // a finished lookup's slot idles until its whole group is done (Cimple's static schedule).
-  template <prefetch_hint Hint = prefetch_hint::t0>
+  template <prefetch_hint Hint = default_prefetch_hint>
   void find_group_prefetching(std::span<const Key> keys, std::span<std::optional<Value>> out, std::size_t group) const {
     detail::check_batch_arguments(keys.size(), out.size(), group, "binary_search_tree::find_group_prefetching");
-    detail::check_multi_find_arguments(keys, out, group, "binary_search_tree");
     std::vector<const node*> cursor(std::min(group, keys.size()));
     for (std::size_t base = 0; base < keys.size(); base += group) {
       const std::size_t width = std::min(group, keys.size() - base);
@@ -239,10 +241,9 @@ class binary_search_tree {
 
   // AMAC: a ring of `group` hand-written state machines (one node pointer each), visited
   // round-robin; a finished lookup's slot takes the next key at once (Cimple's dynamic schedule).
-  template <prefetch_hint Hint = prefetch_hint::t0>
+  template <prefetch_hint Hint = default_prefetch_hint>
   void find_amac(std::span<const Key> keys, std::span<std::optional<Value>> out, std::size_t group) const {
     detail::check_batch_arguments(keys.size(), out.size(), group, "binary_search_tree::find_amac");
-    detail::check_multi_find_arguments(keys, out, group, "binary_search_tree");
     struct slot {
       const node* current;  // prefetched, not yet examined; null: the descent fell off the tree
       std::size_t index;    // input index, or `idle` once the input is exhausted
@@ -283,10 +284,10 @@ class binary_search_tree {
   // Looks up every key with `how` (`group` lookups in flight for gp, amac, coro, fiber; ignored
   // by naive) and writes the results to out[i] in input order; absent keys give std::nullopt.
   // Throws std::invalid_argument if out is shorter than keys or group is 0.
-  template <prefetch_hint Hint = prefetch_hint::t0>
+  template <prefetch_hint Hint = default_prefetch_hint>
   void multi_find(std::span<const Key> keys, std::span<std::optional<Value>> out, technique how,
                   std::size_t group) const {
-    detail::ordered_multi_find<Hint>(*this, keys, out, how, group, "binary_search_tree");
+    detail::run_multi_find<Hint>(*this, keys, out, how, group, "binary_search_tree");
   }
 
   // ---- ordered traversal --------------------------------------------------------------------

@@ -39,8 +39,8 @@
 //                                  descend_to_leaf -> child_of -> node search), the shape
 //                                  CoroBase measured against flattening
 //   find_on_fiber<Hint>            the stackful comparator
-//   multi_find(keys, out, technique, group)   naive, coro (flattened), fiber
-//   multi_find_nested(keys, out, group)       the nested tasks, interleaved
+//   multi_find(keys, out, technique, group)   naive, coro (flattened), coro_nested (the nested
+//                                  tasks), fiber, adaptive
 //   scan / scan_coroutine / multi_scan        range scans along the leaf chain (the scan
 //                                  coroutine is a task<> reusing the nested descent)
 // No group-prefetching or AMAC version: the papers have none for the B+-tree.
@@ -83,6 +83,9 @@ class bplus_tree {
  public:
   using key_type = Key;
   using mapped_type = Value;
+  // The prefetch the interleaved and fiber lookups issue unless told otherwise: T0, into every
+  // level (nodes are reused along a descent and by the next lookups near the root).
+  static constexpr prefetch_hint default_prefetch_hint = prefetch_hint::t0;
 
   static constexpr std::size_t node_bytes = NodeBytes;
   // Page-sized nodes are page-aligned (one node, one page); others are line-aligned.
@@ -280,26 +283,18 @@ class bplus_tree {
     co_return co_await search_leaf<M>(leaf, key);
   }
 
-  template <prefetch_hint Hint = prefetch_hint::t0>
+  template <prefetch_hint Hint = default_prefetch_hint>
   [[nodiscard]] std::optional<Value> find_on_fiber(fiber_context& context, const Key& key) const {
     return descend(key, fiber_access<Hint>{context});
   }
 
-  // naive, coro (the flattened lookup) or fiber, `group` lookups in flight; results in input
-  // order, absent keys as std::nullopt. Throws std::invalid_argument for gp and amac, a short
-  // `out` or group 0.
-  template <prefetch_hint Hint = prefetch_hint::t0>
+  // naive, coro (the flattened lookup), coro_nested, fiber or adaptive, `group` lookups in
+  // flight; results in input order, absent keys as std::nullopt. Throws std::invalid_argument
+  // for gp and amac, a short `out` or group 0.
+  template <prefetch_hint Hint = default_prefetch_hint>
   void multi_find(std::span<const Key> keys, std::span<std::optional<Value>> out, technique how,
                   std::size_t group) const {
-    detail::ordered_multi_find<Hint>(*this, keys, out, how, group, "bplus_tree");
-  }
-
-  // The nested-task lookups, `group` in flight.
-  template <prefetch_hint Hint = prefetch_hint::t0>
-  void multi_find_nested(std::span<const Key> keys, std::span<std::optional<Value>> out, std::size_t group) const {
-    detail::check_multi_find_arguments(keys, out, group, "bplus_tree");
-    run_into(interleaved_scheduler{group}, keys,
-             [this](const Key& key) { return lookup_nested<interleaved_with<Hint>>(key); }, out);
+    detail::run_multi_find<Hint>(*this, keys, out, how, group, "bplus_tree");
   }
 
   // ---- range scans --------------------------------------------------------------------------
@@ -346,7 +341,7 @@ class bplus_tree {
     }
   }
 
-  template <prefetch_hint Hint = prefetch_hint::t0, class Visitor>
+  template <prefetch_hint Hint = default_prefetch_hint, class Visitor>
   std::size_t scan_on_fiber(fiber_context& context, const Key& start, std::size_t limit, Visitor&& visit) const {
     return scan_with(start, limit, visit, fiber_access<Hint>{context});
   }
@@ -354,7 +349,7 @@ class bplus_tree {
   // Runs every request with `how` (naive, coro or fiber; `group` scans in flight), calling
   // visit(request index, key, value) for each entry (in key order within a request), and writes
   // how many entries each request visited to visited[i].
-  template <prefetch_hint Hint = prefetch_hint::t0, class Visitor>
+  template <prefetch_hint Hint = default_prefetch_hint, class Visitor>
   void multi_scan(std::span<const scan_request> requests, std::span<std::size_t> visited, technique how,
                   std::size_t group, Visitor&& visit) const {
     detail::ordered_multi_scan<Hint>(*this, requests, visited, how, group, visit, "bplus_tree::multi_scan");

@@ -4,7 +4,7 @@
 // — the Bw-tree of the "Killer Nanoseconds" experiments (Jonathan et al., PVLDB 2018, §4.2).
 //
 //   braid::bw_tree<std::uint64_t, std::uint64_t> tree;
-//   tree.upsert(42, 7);
+//   tree.insert_or_assign(42, 7);
 //   std::optional<std::uint64_t> v = tree.find(42);                     // the plain get
 //   tree.multi_find(keys, results, braid::technique::amac, 12);          // 12 gets in flight
 //
@@ -27,8 +27,8 @@
 // a binary search. Every step that may miss the cache is a separate dependent load: the slot,
 // each record, each binary-search probe on a new cache line, the value's or child's line.
 //
-//   find(key)                        the plain get: get<sequential>, no prefetch, no suspension;
-//   get<M>(key)                      the same code as one coroutine that prefetches and
+//   find(key)                        the plain get: lookup<sequential>, no prefetch, no suspension;
+//   lookup<M>(key)                   the same code as one coroutine that prefetches and
 //                                    suspends before each of those loads (the paper's
 //                                    "approach 1": all of get in one function);
 //   find_group_prefetching<H>(...)   group prefetching: a group of gets advances stage by stage
@@ -36,11 +36,16 @@
 //   find_amac<H>(...)                AMAC: a ring of state machines, a finished slot refilled at
 //                                    once. Both run the hand-written state machine of
 //                                    `lookup_state` (8 stages; the paper's AMAC had 10);
-//   multi_find(keys, out, technique, group)   a batch, in input order.
-// GP and AMAC take a `Batch` (see find_amac) so that a workload can mix writes into the
-// stream: a write is applied, plainly, when the driver reaches it.
+//   multi_find(keys, out, technique, group)   a batch, in input order (naive, gp, amac, coro,
+//                                    adaptive; the Bw-tree has no fiber lookup).
+// GP and AMAC take (keys, out, group) as every index's do, and also a `Batch` (see
+// find_amac) so that a workload can mix writes into the stream: a write is applied, plainly,
+// when the driver reaches it.
 //
-// Writes: upsert(key, value) and erase(key) are blind (they do not read the old value).
+// Writes: insert(key, value) adds a key that is absent, insert_or_assign(key, value) adds or
+// overwrites, erase(key) removes; each reports what it did. Whether the key is present is read
+// from the leaf page's chain that the delta is installed on, so the answer is the one the
+// compare-and-swap made true.
 // scan(from, visit) visits keys >= from in order, one page's consolidated view at a time.
 //
 // Complexity: get O(log n) pages plus the chain (< ChainThreshold deltas per page after
@@ -78,6 +83,7 @@
 #include "braid/index/detail/adaptive_lookups.hpp"
 #include "braid/index/detail/batch_arguments.hpp"
 #include "braid/index/detail/epoch_domain.hpp"
+#include "braid/index/detail/multi_find.hpp"
 #include "braid/index/technique.hpp"
 
 namespace braid {
@@ -104,6 +110,9 @@ class bw_tree {
  public:
   using key_type = Key;
   using mapped_type = Value;
+  // The prefetch the interleaved and fiber lookups issue unless told otherwise: T0, into every
+  // level (nodes are reused along a descent and by the next lookups near the root).
+  static constexpr prefetch_hint default_prefetch_hint = prefetch_hint::t0;
   using result_type = std::optional<Value>;
   static constexpr std::uint32_t leaf_capacity = LeafCapacity;
   static constexpr std::uint32_t inner_capacity = InnerCapacity;
@@ -121,12 +130,12 @@ class bw_tree {
 
   // ---- lookups ---------------------------------------------------------------------------------
 
-  [[nodiscard]] std::optional<Value> find(Key key) const { return get<sequential>(key).take_result(); }
+  [[nodiscard]] std::optional<Value> find(Key key) const { return lookup<sequential>(key).take_result(); }
 
   // The get as one coroutine: prefetch + suspend before every load that may miss when M
   // interleaves; the plain get when M is sequential.
   template <execution_mode M>
-  [[nodiscard]] coro<std::optional<Value>> get(Key key) const {
+  [[nodiscard]] coro<std::optional<Value>> lookup(Key key) const {
     const auto guard = domain_.pin();
     page_id page = root_page;
     for (;;) {
@@ -201,9 +210,23 @@ class bw_tree {
   //   std::size_t size() const;  bool is_get(std::size_t) const;  Key key(std::size_t) const;
   //   void apply(std::size_t);   void deliver(std::size_t, std::optional<Value>);
 
+  // Group prefetching and AMAC over gets only: results in input order.
+  template <prefetch_hint Hint = default_prefetch_hint>
+  void find_group_prefetching(std::span<const Key> keys, std::span<std::optional<Value>> out, std::size_t group) const {
+    detail::check_batch_arguments(keys.size(), out.size(), group, "bw_tree::find_group_prefetching");
+    get_batch batch{keys, out};
+    find_group_prefetching<Hint>(batch, group);
+  }
+  template <prefetch_hint Hint = default_prefetch_hint>
+  void find_amac(std::span<const Key> keys, std::span<std::optional<Value>> out, std::size_t group) const {
+    detail::check_batch_arguments(keys.size(), out.size(), group, "bw_tree::find_amac");
+    get_batch batch{keys, out};
+    find_amac<Hint>(batch, group);
+  }
+
   // Group prefetching: `group` gets advance one stage at a time in lock step; a get that
   // finishes early idles until the whole group is done, then the next group starts.
-  template <prefetch_hint Hint = prefetch_hint::t0, class Batch>
+  template <prefetch_hint Hint = default_prefetch_hint, class Batch>
   void find_group_prefetching(Batch& batch, std::size_t group) const {
     check_group(group, "bw_tree::find_group_prefetching");
     scratch<lookup_state> states(group);
@@ -237,7 +260,7 @@ class bw_tree {
 
   // AMAC: a ring of `group` state machines visited round robin; a finished one is replaced
   // by the next get at once.
-  template <prefetch_hint Hint = prefetch_hint::t0, class Batch>
+  template <prefetch_hint Hint = default_prefetch_hint, class Batch>
   void find_amac(Batch& batch, std::size_t group) const {
     check_group(group, "bw_tree::find_amac");
     scratch<lookup_state> states(group);
@@ -278,50 +301,29 @@ class bw_tree {
   }
 
   // Gets of every key, results in input order. Throws std::invalid_argument if `out` is shorter
-  // than `keys`, `group` is 0, or the technique is not one the Bw-tree has (fiber).
+  // than `keys`, `group` is 0, or the technique is not one the Bw-tree has.
+  template <prefetch_hint Hint = default_prefetch_hint>
   void multi_find(std::span<const Key> keys, std::span<std::optional<Value>> out, technique how,
-                  std::size_t group = 12) const {
-    detail::check_batch_arguments(keys.size(), out.size(), group, "bw_tree::multi_find");
-    get_batch batch{keys, out};
-    switch (how) {
-      case technique::naive:
-        for (std::size_t index = 0; index < keys.size(); ++index) out[index] = find(keys[index]);
-        return;
-      case technique::gp: find_group_prefetching(batch, group); return;
-      case technique::amac: find_amac(batch, group); return;
-      case technique::coro:
-        run_into(interleaved_scheduler{group}, keys, [this](Key key) { return get<interleaved>(key); }, out);
-        return;
-      case technique::adaptive:
-        detail::run_adaptive_lookups<bw_tree>(
-            keys, out, group, [this](Key key) { return get<sequential>(key); },
-            [this](Key key) { return get<interleaved>(key); });
-        return;
-      case technique::fiber: break;
-    }
-    throw std::invalid_argument("bw_tree::multi_find: technique '" + std::string(to_string(how)) +
-                                "' is not provided (naive, gp, amac, coro, adaptive)");
+                  std::size_t group) const {
+    detail::run_multi_find<Hint>(*this, keys, out, how, group, "bw_tree");
   }
 
   // ---- writes ----------------------------------------------------------------------------------
 
-  void upsert(Key key, Value value) {
-    write_leaf(key, [&](void* memory) {
-      auto* delta = new (memory) upsert_delta;
-      delta->kind = record_kind::leaf_upsert;
-      delta->key = key;
-      delta->value = value;
-      return delta;
-    }, sizeof(upsert_delta));
+  // Adds `key` if it is absent; returns whether it did.
+  bool insert(Key key, Value value) { return !write_leaf(key, upsert_builder(key, value), sizeof(upsert_delta), write_rule::if_absent); }
+  // Adds `key` or overwrites its value; returns true if it added it.
+  bool insert_or_assign(Key key, Value value) {
+    return !write_leaf(key, upsert_builder(key, value), sizeof(upsert_delta), write_rule::always);
   }
-
-  void erase(Key key) {
-    write_leaf(key, [&](void* memory) {
+  // Removes `key`; returns whether it was present.
+  bool erase(Key key) {
+    return write_leaf(key, [key](void* memory) {
       auto* delta = new (memory) remove_delta;
       delta->kind = record_kind::leaf_remove;
       delta->key = key;
       return delta;
-    }, sizeof(remove_delta));
+    }, sizeof(remove_delta), write_rule::if_present);
   }
 
   // ---- ordered scan ----------------------------------------------------------------------------
@@ -667,12 +669,40 @@ class bw_tree {
     return base->payloads()[position.first];
   }
 
+  // When a write takes effect, given whether the key is present on its leaf page.
+  enum class write_rule { always, if_absent, if_present };
+
+  static auto upsert_builder(Key key, Value value) noexcept {
+    return [key, value](void* memory) {
+      auto* delta = new (memory) upsert_delta;
+      delta->kind = record_kind::leaf_upsert;
+      delta->key = key;
+      delta->value = value;
+      return delta;
+    };
+  }
+
+  // Whether a leaf page, from its head record, holds `key` (the newest delta about it decides).
+  static bool leaf_holds(const record* head, Key key) noexcept {
+    const record* current = head;
+    for (; !current->is_base(); current = current->next) {
+      if (current->kind == record_kind::leaf_upsert && as_upsert(current)->key == key) return true;
+      if (current->kind == record_kind::leaf_remove && as_remove(current)->key == key) return false;
+    }
+    const auto* base = static_cast<const leaf_base*>(current);
+    return std::binary_search(base->keys(), base->keys() + base->count, key);
+  }
+
+  // Installs the delta `build` makes on the key's leaf page, if `rule` allows it given whether
+  // the key is present on the head it is installed on (the compare-and-swap keeps that head).
+  // Returns whether the key was present.
   template <class Build>
-  void write_leaf(Key key, Build build, std::size_t bytes) {
+  bool write_leaf(Key key, Build build, std::size_t bytes, write_rule rule) {
     const auto guard = domain_.pin();
     std::array<page_id, max_levels> path{};
     page_id page = descend_to_leaf(key, path);
     record* delta = build(domain_.allocate(bytes));
+    bool present = false;
     for (;;) {
       const record* head = mapping_.read(page);
       if (head->level != 0) {  // the root split and moved down: find the leaf again
@@ -684,10 +714,16 @@ class bw_tree {
         path[0] = page;
         continue;
       }
+      present = leaf_holds(head, key);
+      if ((rule == write_rule::if_absent && present) || (rule == write_rule::if_present && !present)) {
+        domain_.deallocate(delta, bytes);  // never published
+        return present;
+      }
       stack_on(delta, head);
       if (mapping_.install(page, head, delta)) break;
     }
     if (delta->chain_length >= ChainThreshold) consolidate(page, path);
+    return present;
   }
 
   // The live (key, value) pairs of a leaf page, in key order, from its head record.

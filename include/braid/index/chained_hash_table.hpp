@@ -27,9 +27,9 @@
 // Lookups, all returning the value or std::nullopt, and all returning exactly what find()
 // returns (the differential tests check it):
 //   find(key)                     the plain loop: the naive baseline and the oracle;
-//   find_coro<M>(key)             the same loop as a coroutine: each bucket head and node is
+//   lookup<M>(key)             the same loop as a coroutine: each bucket head and node is
 //                                 `co_await fetch<M>`ed (prefetch + suspend when interleaved);
-//   find_fiber<H>(context, key)   the plain loop's body on a stackful fiber (yields at the
+//   find_on_fiber<H>(context, key)   the plain loop's body on a stackful fiber (yields at the
 //                                 same loads);
 //   find_group_prefetching<H>     group prefetching (Chen et al.; the paper's Algorithm 1,
 //                                 with absent keys and partial groups handled);
@@ -166,7 +166,7 @@ class chained_hash_table {
   [[nodiscard]] result_type find(Key key) const { return find_with(key, detail::plain_load{}); }
 
   template <execution_mode M>
-  coro<result_type> find_coro(Key key) const {
+  coro<result_type> lookup(Key key) const {
     const node* current = co_await fetch<M>(&buckets_[bucket_of(key)]);
     while (current != nullptr) {
       const node& visited = co_await fetch_lines<M>(current);
@@ -177,7 +177,7 @@ class chained_hash_table {
   }
 
   template <prefetch_hint Hint>
-  result_type find_fiber(fiber_context& context, Key key) const {
+  result_type find_on_fiber(fiber_context& context, Key key) const {
     return find_with(key, detail::fiber_load<Hint>{&context});
   }
 
@@ -272,7 +272,7 @@ class chained_hash_table {
   // result for keys[i]. Throws std::invalid_argument if out is shorter than keys or group is 0.
   template <prefetch_hint Hint = default_prefetch_hint>
   void multi_find(std::span<const Key> keys, std::span<result_type> out, technique how, std::size_t group) const {
-    detail::run_lookup_technique<Hint>(*this, keys, out, how, group, "chained_hash_table");
+    detail::run_multi_find<Hint>(*this, keys, out, how, group, "chained_hash_table");
   }
 
  private:
@@ -296,7 +296,7 @@ class chained_hash_table {
     return static_cast<std::size_t>((hash32 * buckets_.size()) >> 32);
   }
 
-  // The one lookup loop behind find() (plain loads) and find_fiber() (yielding loads).
+  // The one lookup loop behind find() (plain loads) and find_on_fiber() (yielding loads).
   template <class Load>
   result_type find_with(Key key, Load load) const {
     const node* current = load(&buckets_[bucket_of(key)]);

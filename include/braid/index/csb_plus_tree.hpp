@@ -76,6 +76,9 @@ class csb_plus_tree {
  public:
   using key_type = Key;
   using mapped_type = Value;
+  // The prefetch the interleaved and fiber lookups issue unless told otherwise: T0, into every
+  // level (nodes are reused along a descent and by the next lookups near the root).
+  static constexpr prefetch_hint default_prefetch_hint = prefetch_hint::t0;
 
  private:
   using levels_type = detail::csb_plus_tree_levels<Key, NodeBytes>;
@@ -165,17 +168,16 @@ class csb_plus_tree {
     co_return search_leaf(*leaf_at(current), key);
   }
 
-  template <prefetch_hint Hint = prefetch_hint::t0>
+  template <prefetch_hint Hint = default_prefetch_hint>
   [[nodiscard]] std::optional<Value> find_on_fiber(fiber_context& context, const Key& key) const {
     return descend(key, whole_node_fiber_load<Hint>{context});
   }
 
   // Group prefetching: every lookup descends the same number of levels, so a group moves in
   // lock step, one level per stage, with no idle slots (the thesis's GP).
-  template <prefetch_hint Hint = prefetch_hint::t0>
+  template <prefetch_hint Hint = default_prefetch_hint>
   void find_group_prefetching(std::span<const Key> keys, std::span<std::optional<Value>> out, std::size_t group) const {
     detail::check_batch_arguments(keys.size(), out.size(), group, "csb_plus_tree::find_group_prefetching");
-    detail::check_multi_find_arguments(keys, out, group, "csb_plus_tree");
     if (levels_ == 0) {
       std::fill_n(out.begin(), keys.size(), std::nullopt);
       return;
@@ -198,10 +200,9 @@ class csb_plus_tree {
 
   // AMAC: a ring of `group` state machines (node, depth, input), visited round-robin; a finished
   // lookup's slot takes the next key at once and reads the cached root right away.
-  template <prefetch_hint Hint = prefetch_hint::t0>
+  template <prefetch_hint Hint = default_prefetch_hint>
   void find_amac(std::span<const Key> keys, std::span<std::optional<Value>> out, std::size_t group) const {
     detail::check_batch_arguments(keys.size(), out.size(), group, "csb_plus_tree::find_amac");
-    detail::check_multi_find_arguments(keys, out, group, "csb_plus_tree");
     if (levels_ == 0) {
       std::fill_n(out.begin(), keys.size(), std::nullopt);
       return;
@@ -245,10 +246,10 @@ class csb_plus_tree {
     }
   }
 
-  template <prefetch_hint Hint = prefetch_hint::t0>
+  template <prefetch_hint Hint = default_prefetch_hint>
   void multi_find(std::span<const Key> keys, std::span<std::optional<Value>> out, technique how,
                   std::size_t group) const {
-    detail::ordered_multi_find<Hint>(*this, keys, out, how, group, "csb_plus_tree");
+    detail::run_multi_find<Hint>(*this, keys, out, how, group, "csb_plus_tree");
   }
 
   // ---- scans --------------------------------------------------------------------------------
@@ -401,6 +402,9 @@ class csb_plus_tree_over_codes {
  public:
   using key_type = Key;
   using code_type = std::uint32_t;
+  // The prefetch the interleaved and fiber lookups issue unless told otherwise: T0, into every
+  // level (nodes are reused along a descent and by the next lookups near the root).
+  static constexpr prefetch_hint default_prefetch_hint = prefetch_hint::t0;
   using node_index = typename levels_type::node_index;
   using inner_node = typename levels_type::inner_node;
 
@@ -483,17 +487,17 @@ class csb_plus_tree_over_codes {
     co_return std::nullopt;
   }
 
-  template <prefetch_hint Hint = prefetch_hint::t0>
+  template <prefetch_hint Hint = default_prefetch_hint>
   [[nodiscard]] std::optional<code_type> find_on_fiber(fiber_context& context, const Key& value) const {
     return descend(value, detail::ordered_fiber_load<Hint>{context});
   }
 
   // naive, coro or fiber, `group` lookups in flight; codes in input order, absent values as
   // std::nullopt. Throws std::invalid_argument for gp and amac, a short `out` or group 0.
-  template <prefetch_hint Hint = prefetch_hint::t0>
+  template <prefetch_hint Hint = default_prefetch_hint>
   void multi_find(std::span<const Key> values, std::span<std::optional<code_type>> out, technique how,
                   std::size_t group) const {
-    detail::ordered_multi_find<Hint>(*this, values, out, how, group, "csb_plus_tree_over_codes");
+    detail::run_multi_find<Hint>(*this, values, out, how, group, "csb_plus_tree_over_codes");
   }
 
   // Throws std::logic_error naming the first broken invariant.

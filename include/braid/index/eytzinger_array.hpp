@@ -104,7 +104,7 @@ class eytzinger_array {
   [[nodiscard]] result_type find(const Key& key) const noexcept {
     std::size_t node = 1;
     while (node <= count_) {
-      prefetch_descendants<prefetch_hint::t0>(node);
+      prefetch_descendants<default_prefetch_hint>(node);
       node = step(node, key);
     }
     return found_at(node, key);
@@ -205,7 +205,7 @@ class eytzinger_array {
   // of keys[i] or nullopt. Throws std::invalid_argument for a short `out` or group 0.
   template <prefetch_hint Hint = default_prefetch_hint>
   void multi_find(std::span<const Key> keys, std::span<result_type> out, technique how, std::size_t group) const {
-    detail::ordered_multi_find<Hint>(*this, keys, out, how, group, "eytzinger_array");
+    detail::run_multi_find<Hint>(*this, keys, out, how, group, "eytzinger_array");
   }
 
   // The in-order rank of `node` (1 <= node <= size()): the key's position in sorted order.

@@ -23,9 +23,9 @@
 //
 // Lookups, all returning the value or std::nullopt and all equal to find():
 //   find(key)                     the plain probe loop: the naive baseline and the oracle;
-//   find_coro<M>(key)             the probe as a coroutine: every cache line it enters is
+//   lookup<M>(key)             the probe as a coroutine: every cache line it enters is
 //                                 `co_await fetch<M>`ed (prefetch + suspend when interleaved);
-//   find_fiber<H>(context, key)   the plain loop on a stackful fiber, yielding at the same lines;
+//   find_on_fiber<H>(context, key)   the plain loop on a stackful fiber, yielding at the same lines;
 //   find_group_prefetching<H>     lock-step groups: prefetch every home line, then each round
 //                                 scans one line per unfinished key and prefetches its next;
 //   find_amac<H>                  a ring of state machines doing the same, refilled at once;
@@ -132,7 +132,7 @@ class linear_probing_table {
   [[nodiscard]] result_type find(key_type key) const { return find_with(key, detail::plain_load{}); }
 
   template <execution_mode M>
-  coro<result_type> find_coro(key_type key) const {
+  coro<result_type> lookup(key_type key) const {
     if (key == empty_key) co_return zero_key_value_;
     std::size_t position = home_of(key);
     result_type result;
@@ -143,7 +143,7 @@ class linear_probing_table {
   }
 
   template <prefetch_hint Hint>
-  result_type find_fiber(fiber_context& context, key_type key) const {
+  result_type find_on_fiber(fiber_context& context, key_type key) const {
     return find_with(key, detail::fiber_load<Hint>{&context});
   }
 
@@ -213,7 +213,7 @@ class linear_probing_table {
   // result for keys[i]. Throws std::invalid_argument if out is shorter than keys or group is 0.
   template <prefetch_hint Hint = default_prefetch_hint>
   void multi_find(std::span<const key_type> keys, std::span<result_type> out, technique how, std::size_t group) const {
-    detail::run_lookup_technique<Hint>(*this, keys, out, how, group, "linear_probing_table");
+    detail::run_multi_find<Hint>(*this, keys, out, how, group, "linear_probing_table");
   }
 
  private:
@@ -254,7 +254,7 @@ class linear_probing_table {
     }
   }
 
-  // The one probe loop behind find() (plain loads) and find_fiber() (a yield per line).
+  // The one probe loop behind find() (plain loads) and find_on_fiber() (a yield per line).
   template <class Load>
   result_type find_with(key_type key, Load load) const {
     if (key == empty_key) return zero_key_value_;

@@ -6,7 +6,7 @@
 //   braid::masstree<std::uint64_t> tree;
 //   tree.put("user:42", 7);                                    // insert or update
 //   std::optional<std::uint64_t> v = tree.find("user:42");     // the plain get
-//   tree.multi_find(keys, results, braid::masstree_technique::flat, 32);   // 32 gets in flight
+//   tree.multi_find(keys, results, braid::technique::coro, 32);   // 32 flat gets in flight
 //   tree.scan("user:", [](std::string_view key, std::uint64_t value) { ...; return true; });
 //
 // Structure. A trie with 8-byte fanout: layer 0 is a B+-tree over the first 8 bytes of every
@@ -35,15 +35,18 @@
 //    its whole duration, and concurrent inserts and removes possibly or not (as Masstree).
 //
 // Lookups, all returning exactly what find() returns:
-//   find(key)               the plain get: get_flat<sequential>, no suspension, nodes
+//   find(key)               the plain get: lookup<sequential>, no suspension, nodes
 //                           prefetched whole one at a time (Masstree's unmodified get);
-//   get_flat<M>(key)        one coroutine frame for the whole descent, layers and right-link
-//                           walks inlined (CoroBase's two-level design, its "flattened" level);
-//   get_nested<M>(key)      the natural helper structure (get -> find_in_layer -> reach_leaf /
+//   lookup<M>(key)          the flat get: one coroutine frame for the whole descent, layers
+//                           and right-link walks inlined (CoroBase's two-level design, its
+//                           "flattened" level); technique::coro;
+//   lookup_nested<M>(key)   the natural helper structure (get -> find_in_layer -> reach_leaf /
 //                           advance_to_slice) as nested task<>s, suspending after every node
 //                           prefetch (the mechanical conversion of "Killer Nanoseconds");
-//   multi_find(keys, out, technique, group)   a batch, in input order.
-// Writes: put(key, value) (insert or update; returns the value it replaced), remove(key)
+//                           technique::coro_nested;
+//   multi_find(keys, out, technique, group)   a batch, in input order (no gp, amac or fiber).
+// Writes: insert / insert_or_assign / erase as every index has them (reporting what they did);
+// Masstree's put(key, value) (insert or update; returns the value it replaced) and remove(key)
 // (returns the value it removed); put_flat<M> / put_nested<M> / remove_flat<M> descend with
 // suspensions like the gets and then change the border node under its lock without suspending.
 // scan(from, visit) visits keys >= from in order.
@@ -86,25 +89,10 @@
 #include "braid/core/task.hpp"
 #include "braid/index/detail/batch_arguments.hpp"
 #include "braid/index/detail/epoch_domain.hpp"
+#include "braid/index/detail/multi_find.hpp"
 #include "braid/index/masstree/node.hpp"
 
 namespace braid {
-
-// How multi_find runs its gets.
-enum class masstree_technique {
-  naive,   // find(), one key after another
-  nested,  // get_nested<interleaved>: a chain of tasks per get
-  flat,    // get_flat<interleaved>: one coroutine frame per get
-};
-
-constexpr std::string_view to_string(masstree_technique technique) noexcept {
-  switch (technique) {
-    case masstree_technique::naive: return "naive";
-    case masstree_technique::nested: return "nested";
-    case masstree_technique::flat: return "flat";
-  }
-  return "?";
-}
 
 // The plain algorithm without Masstree's whole-node prefetch: an execution mode for measuring
 // what that prefetch buys the plain get (nodes are then read line by line as the search
@@ -136,6 +124,9 @@ class masstree {
  public:
   using key_type = std::string_view;
   using mapped_type = Value;
+  // The prefetch the interleaved and fiber lookups issue unless told otherwise: T0, into every
+  // level (nodes are reused along a descent and by the next lookups near the root).
+  static constexpr prefetch_hint default_prefetch_hint = prefetch_hint::t0;
   using result_type = std::optional<Value>;
 
   explicit masstree(page_size pages = page_size::huge_2m) : domain_(pages) {
@@ -149,45 +140,43 @@ class masstree {
   // ---- lookups ---------------------------------------------------------------------------------
 
   // The plain get: the value of `key`, or nullopt.
-  [[nodiscard]] std::optional<Value> find(std::string_view key) const { return finish(get_flat<sequential>(key)); }
+  [[nodiscard]] std::optional<Value> find(std::string_view key) const { return finish(lookup<sequential>(key)); }
 
   // The get as one flat coroutine (CoroBase's flattened operation).
   template <execution_mode M>
-  [[nodiscard]] coro<std::optional<Value>> get_flat(std::string_view key) const {
+  [[nodiscard]] coro<std::optional<Value>> lookup(std::string_view key) const {
     return operate_flat<M>(key, lookup_action{});
   }
 
   // The get as nested tasks, one per helper function (the mechanical conversion).
   template <execution_mode M>
-  [[nodiscard]] task<std::optional<Value>> get_nested(std::string_view key) const {
+  [[nodiscard]] task<std::optional<Value>> lookup_nested(std::string_view key) const {
     return operate_nested<M>(key, lookup_action{});
   }
 
-  // Gets of every key, results in input order. Throws std::invalid_argument if `out` is
-  // shorter than `keys` or `group` is 0.
-  void multi_find(std::span<const std::string_view> keys, std::span<std::optional<Value>> out,
-                  masstree_technique technique, std::size_t group = 16) const {
-    detail::check_batch_arguments(keys.size(), out.size(), group, "masstree::multi_find");
-    switch (technique) {
-      case masstree_technique::naive:
-        for (std::size_t index = 0; index < keys.size(); ++index) out[index] = find(keys[index]);
-        return;
-      case masstree_technique::nested:
-        run_into(interleaved_scheduler{group}, keys,
-                 [this](std::string_view key) { return get_nested<interleaved>(key); }, out);
-        return;
-      case masstree_technique::flat:
-        run_into(interleaved_scheduler{group}, keys,
-                 [this](std::string_view key) { return get_flat<interleaved>(key); }, out);
-        return;
-    }
+  // Gets of every key, results in input order: naive, coro (the flat get), coro_nested or
+  // adaptive. Throws std::invalid_argument if `out` is shorter than `keys`, `group` is 0, or
+  // the technique is one Masstree has no form of (gp, amac, fiber).
+  template <prefetch_hint Hint = default_prefetch_hint>
+  void multi_find(std::span<const std::string_view> keys, std::span<std::optional<Value>> out, technique how,
+                  std::size_t group) const {
+    detail::run_multi_find<Hint>(*this, keys, out, how, group, "masstree");
   }
 
   // ---- writes ----------------------------------------------------------------------------------
 
-  // Inserts `key` or updates its value; returns the value it replaced (nullopt: inserted).
+  // The protocol's writes: insert adds `key` if it is absent, insert_or_assign adds or
+  // overwrites (true: it added), erase removes (true: it was present).
+  bool insert(std::string_view key, Value value) {
+    return !finish(operate_flat<sequential>(key, upsert_action{this, encode(value), false})).has_value();
+  }
+  bool insert_or_assign(std::string_view key, Value value) { return !put(key, value).has_value(); }
+  bool erase(std::string_view key) { return remove(key).has_value(); }
+
+  // Masstree's own names, which also return the old value: put inserts `key` or updates its
+  // value and returns the value it replaced (nullopt: inserted); remove returns the removed
+  // value (nullopt: it was absent).
   std::optional<Value> put(std::string_view key, Value value) { return finish(put_flat<sequential>(key, value)); }
-  // Removes `key`; returns its value (nullopt: it was absent).
   std::optional<Value> remove(std::string_view key) { return finish(remove_flat<sequential>(key)); }
 
   template <execution_mode M>
@@ -281,6 +270,83 @@ class masstree {
     version_word version;  // stable version read when the leaf was reached
   };
 
+  // One layer's optimistic descent, from its root to the border node responsible for `slice`,
+  // as steps between node fetches: the flat and the nested get run the same steps and differ
+  // only in where they suspend. The caller fetches next() and calls step() until next() is
+  // null; then border() is the border node, read at version(). A root that split is climbed
+  // from; an interior node that split under the read restarts the descent at the layer's root.
+  class layer_descent {
+   public:
+    layer_descent(const node_base* layer, std::uint64_t slice) noexcept : layer_(layer), next_(layer), slice_(slice) {}
+
+    [[nodiscard]] const node_base* next() const noexcept { return next_; }
+    [[nodiscard]] const border_node* border() const noexcept { return detail::masstree::as_border(node_); }
+    [[nodiscard]] version_word version() const noexcept { return version_; }
+
+    // Reads the node just fetched (next()) and chooses the next one.
+    void step() noexcept {
+      if (climbing_) {
+        node_ = next_;
+        version_ = node_->version.stable();
+        if (!node_version::is_root(version_)) {  // the layer's root split since it was recorded
+          next_ = detail::masstree::parent_of(node_).load(std::memory_order_acquire);
+          return;
+        }
+        climbing_ = false;
+      } else {  // next_ is the child of node_
+        const version_word child_version = next_->version.stable();
+        if (!node_->version.has_changed(version_)) {
+          node_ = next_;
+          version_ = child_version;
+        } else if (!revalidate()) {
+          return;
+        }
+      }
+      seek_child();
+    }
+
+   private:
+    // Sets next_ to the child to fetch, or to null at the border node.
+    void seek_child() noexcept {
+      while (!node_version::is_border(version_)) {
+        const node_base* child = detail::masstree::as_interior(node_)->child_for(slice_);
+        if (child != nullptr) {
+          next_ = child;
+          return;
+        }
+        if (!revalidate()) return;
+      }
+      next_ = nullptr;
+    }
+    // node_ changed under the read: false (and a restart from the layer's root) if it split.
+    bool revalidate() noexcept {
+      const version_word now = node_->version.stable();
+      if (node_version::split_between(version_, now)) {
+        climbing_ = true;
+        next_ = layer_;
+        return false;
+      }
+      version_ = now;
+      return true;
+    }
+
+    const node_base* layer_;
+    const node_base* next_;
+    const node_base* node_ = nullptr;
+    std::uint64_t slice_;
+    version_word version_ = 0;
+    bool climbing_ = true;
+  };
+
+  // After a border node changed at `version`: its right neighbour if that is now responsible
+  // for `slice` (the node split), else null (it still is, or it was deleted).
+  static const border_node* responsible_right(const border_node* leaf, version_word version,
+                                              std::uint64_t slice) noexcept {
+    if (node_version::is_deleted(version)) return nullptr;
+    const border_node* next = leaf->next.load(std::memory_order_acquire);
+    return next == nullptr || slice < next->low_slice ? nullptr : next;
+  }
+
   struct leaf_outcome {
     enum class kind : std::uint8_t {
       done,        // the operation's result is in `result`
@@ -335,11 +401,14 @@ class masstree {
     }
   };
 
+  // Writes the key's value: always, or (overwrite false) only if the key is absent. The
+  // outcome's result is the value the key had (nullopt: it was absent).
   struct upsert_action {
     masstree* tree;
     std::uint64_t raw_value;
+    bool overwrite = true;
     leaf_outcome at_leaf(const border_node& leaf, version_word, const key_cursor& key) const {
-      return tree->upsert_at(const_cast<border_node&>(leaf), key, raw_value);
+      return tree->upsert_at(const_cast<border_node&>(leaf), key, raw_value, overwrite);
     }
   };
 
@@ -359,39 +428,13 @@ class masstree {
     key_cursor cursor(key, 0);
     for (;;) {
       // Descend this layer's B+-tree to the border node responsible for the slice.
-      const border_node* leaf = nullptr;
-      version_word version = 0;
-      while (leaf == nullptr) {
-        const node_base* node = layer;
-        co_await fetch_node<M>(node);
-        version = node->version.stable();
-        while (!node_version::is_root(version)) {  // the layer's root split since it was recorded
-          node = detail::masstree::parent_of(node).load(std::memory_order_acquire);
-          co_await fetch_node<M>(node);
-          version = node->version.stable();
-        }
-        bool restart = false;
-        while (!node_version::is_border(version)) {
-          const interior_node* interior = detail::masstree::as_interior(node);
-          const node_base* child = interior->child_for(cursor.slice);
-          if (child != nullptr) {
-            co_await fetch_node<M>(child);
-            const version_word child_version = child->version.stable();
-            if (!interior->version.has_changed(version)) {
-              node = child;
-              version = child_version;
-              continue;
-            }
-          }
-          const version_word now = interior->version.stable();
-          if (node_version::split_between(version, now)) {
-            restart = true;
-            break;
-          }
-          version = now;
-        }
-        if (!restart) leaf = detail::masstree::as_border(node);
-      }
+      layer_descent descent(layer, cursor.slice);
+      do {
+        co_await fetch_node<M>(descent.next());
+        descent.step();
+      } while (descent.next() != nullptr);
+      const border_node* leaf = descent.border();
+      version_word version = descent.version();
       // At the border node: act, re-reading it and following right links while it moves.
       leaf_outcome outcome{leaf_outcome::kind::moved};
       for (;;) {
@@ -404,9 +447,7 @@ class masstree {
         const version_word before = version;
         version = leaf->version.stable();
         if (!node_version::split_between(before, version)) continue;
-        while (!node_version::is_deleted(version)) {
-          const border_node* next = leaf->next.load(std::memory_order_acquire);
-          if (next == nullptr || cursor.slice < next->low_slice) break;
+        while (const border_node* next = responsible_right(leaf, version, cursor.slice)) {
           co_await fetch_node<M>(next);
           leaf = next;
           version = leaf->version.stable();
@@ -455,37 +496,12 @@ class masstree {
   // Masstree's reach_leaf: the border node of this layer responsible for `slice`.
   template <execution_mode M>
   task<leaf_position> reach_leaf(const node_base* layer, std::uint64_t slice) const {
-    for (;;) {
-      const node_base* node = layer;
-      co_await fetch_node<M>(node);
-      version_word version = node->version.stable();
-      while (!node_version::is_root(version)) {
-        node = detail::masstree::parent_of(node).load(std::memory_order_acquire);
-        co_await fetch_node<M>(node);
-        version = node->version.stable();
-      }
-      bool restart = false;
-      while (!node_version::is_border(version)) {
-        const interior_node* interior = detail::masstree::as_interior(node);
-        const node_base* child = interior->child_for(slice);
-        if (child != nullptr) {
-          co_await fetch_node<M>(child);
-          const version_word child_version = child->version.stable();
-          if (!interior->version.has_changed(version)) {
-            node = child;
-            version = child_version;
-            continue;
-          }
-        }
-        const version_word now = interior->version.stable();
-        if (node_version::split_between(version, now)) {
-          restart = true;
-          break;
-        }
-        version = now;
-      }
-      if (!restart) co_return leaf_position{detail::masstree::as_border(node), version};
-    }
+    layer_descent descent(layer, slice);
+    do {
+      co_await fetch_node<M>(descent.next());
+      descent.step();
+    } while (descent.next() != nullptr);
+    co_return leaf_position{descent.border(), descent.version()};
   }
 
   // Masstree's advance_to_key: after a border node changed, its stable version, and if it
@@ -495,9 +511,7 @@ class masstree {
     const border_node* leaf = at.leaf;
     version_word version = leaf->version.stable();
     if (node_version::split_between(at.version, version)) {
-      while (!node_version::is_deleted(version)) {
-        const border_node* next = leaf->next.load(std::memory_order_acquire);
-        if (next == nullptr || slice < next->low_slice) break;
+      while (const border_node* next = responsible_right(leaf, version, slice)) {
         co_await fetch_node<M>(next);
         leaf = next;
         version = leaf->version.stable();
@@ -536,7 +550,7 @@ class masstree {
     return root;
   }
 
-  leaf_outcome upsert_at(border_node& start, const key_cursor& key, std::uint64_t raw_value) {
+  leaf_outcome upsert_at(border_node& start, const key_cursor& key, std::uint64_t raw_value, bool overwrite) {
     using detail::masstree::long_key_in_layer;
     using detail::masstree::long_key_with_suffix;
     border_node* leaf = lock_responsible(start, key.slice);
@@ -565,7 +579,13 @@ class masstree {
           return {leaf_outcome::kind::done};
         }
       }
-      // The key itself: update in place. A reader sees the old or the new value, both whole.
+      // The key itself: update in place (unless only an absent key may be written). A reader
+      // sees the old or the new value, both whole.
+      if (!overwrite) {
+        const std::uint64_t present = leaf->value[at.slot].load(std::memory_order_relaxed);
+        leaf->version.unlock();
+        return {leaf_outcome::kind::done, decode(present)};
+      }
       const std::uint64_t previous = leaf->value[at.slot].exchange(raw_value, std::memory_order_acq_rel);
       leaf->version.unlock();
       return {leaf_outcome::kind::done, decode(previous)};

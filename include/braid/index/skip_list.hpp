@@ -69,6 +69,9 @@ class skip_list {
  public:
   using key_type = Key;
   using mapped_type = Value;
+  // The prefetch the interleaved and fiber lookups issue unless told otherwise: T0, into every
+  // level (nodes are reused along a descent and by the next lookups near the root).
+  static constexpr prefetch_hint default_prefetch_hint = prefetch_hint::t0;
 
   static constexpr std::size_t max_height = 24;
 
@@ -193,17 +196,17 @@ class skip_list {
     co_return std::nullopt;
   }
 
-  template <prefetch_hint Hint = prefetch_hint::t0>
+  template <prefetch_hint Hint = default_prefetch_hint>
   [[nodiscard]] std::optional<Value> find_on_fiber(fiber_context& context, const Key& key) const {
     return descend(key, fiber_line_load<Hint>{context});
   }
 
   // naive, coro or fiber (`group` lookups in flight); results in input order, absent keys as
   // std::nullopt. Throws std::invalid_argument for gp and amac, a short `out` or group 0.
-  template <prefetch_hint Hint = prefetch_hint::t0>
+  template <prefetch_hint Hint = default_prefetch_hint>
   void multi_find(std::span<const Key> keys, std::span<std::optional<Value>> out, technique how,
                   std::size_t group) const {
-    detail::ordered_multi_find<Hint>(*this, keys, out, how, group, "skip_list");
+    detail::run_multi_find<Hint>(*this, keys, out, how, group, "skip_list");
   }
 
   // ---- range scans ----------------------------------------------------------------------------
@@ -243,7 +246,7 @@ class skip_list {
     co_return visited;
   }
 
-  template <prefetch_hint Hint = prefetch_hint::t0, class Visitor>
+  template <prefetch_hint Hint = default_prefetch_hint, class Visitor>
   std::size_t scan_on_fiber(fiber_context& context, const Key& start, std::size_t limit, Visitor&& visit) const {
     return scan_with(start, limit, visit, fiber_line_load<Hint>{context});
   }
@@ -252,7 +255,7 @@ class skip_list {
   // visit(request index, key, value) for each entry, in key order within a request (requests
   // interleave with each other), and writes the entries each request visited to visited[i].
   // Throws std::invalid_argument for gp and amac, a short `visited` or group 0.
-  template <prefetch_hint Hint = prefetch_hint::t0, class Visitor>
+  template <prefetch_hint Hint = default_prefetch_hint, class Visitor>
   void multi_scan(std::span<const scan_request> requests, std::span<std::size_t> visited, technique how,
                   std::size_t group, Visitor&& visit) const {
     detail::ordered_multi_scan<Hint>(*this, requests, visited, how, group, visit, "skip_list::multi_scan");

@@ -23,8 +23,8 @@
 // the top 8 levels (255 keys, read by every lookup, so resident in L1 / L2) with plain loads,
 // interleaves one probe per level below them, where the misses are, and once the range fits
 // in a cache line fetches its line(s) once and finishes there:
-//   find_coro<M>(key)             every such probe `co_await fetch<M>`ed;
-//   find_fiber<H>(context, key)   the plain search on a stackful fiber, yielding at each probe;
+//   lookup<M>(key)             every such probe `co_await fetch<M>`ed;
+//   find_on_fiber<H>(context, key)   the plain search on a stackful fiber, yielding at each probe;
 //   find_group_prefetching<H>     groups advance level by level in lock step: every search of
 //                                 a group takes the same number of steps, GP's best case;
 //   find_amac<H>                  a ring of state machines, one probe per stage;
@@ -129,7 +129,7 @@ class sorted_array {
   }
 
   template <execution_mode M>
-  coro<result_type> find_coro(Key key) const {
+  coro<result_type> lookup(Key key) const {
     if (size_ == 0) co_return std::nullopt;
     std::size_t low = 0;
     std::size_t remaining = size_;
@@ -149,7 +149,7 @@ class sorted_array {
   }
 
   template <prefetch_hint Hint>
-  result_type find_fiber(fiber_context& context, const Key& key) const {
+  result_type find_on_fiber(fiber_context& context, const Key& key) const {
     if (size_ == 0) return std::nullopt;
     std::size_t low = 0;
     std::size_t remaining = size_;
@@ -262,7 +262,7 @@ class sorted_array {
   // or group is 0.
   template <prefetch_hint Hint = default_prefetch_hint>
   void multi_find(std::span<const Key> keys, std::span<result_type> out, technique how, std::size_t group) const {
-    detail::run_lookup_technique<Hint>(*this, keys, out, how, group, "sorted_array");
+    detail::run_multi_find<Hint>(*this, keys, out, how, group, "sorted_array");
   }
 
  private:

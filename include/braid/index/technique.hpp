@@ -3,12 +3,17 @@
 //   naive  the plain lookup, one key after another (the baseline and the oracle)
 //   gp     group prefetching: groups of G keys advance in lock step, stage by stage
 //   amac   asynchronous memory access chaining: a ring of G hand-written state machines
-//   coro   the lookup coroutine instantiated `interleaved`, G in flight
+//   coro   the lookup coroutine instantiated `interleaved`, G in flight: `lookup<M>`, one
+//          coroutine frame per lookup (CoroBase's flattened operation)
+//   coro_nested  the nested form, `lookup_nested<M>`: each helper function its own task<>
+//          (the mechanical conversion), where a structure has one (B+-tree, Masstree)
 //   fiber  the same lookup as a plain function yielding on a stackful fiber, G in flight
 //   adaptive  the lookup coroutine on an adaptive_scheduler: the plain (sequential) or the
 //          interleaved instantiation, and the group (at most G), chosen while it runs
 //
-// Every technique must return exactly what `naive` returns, in input order.
+// Every technique must return exactly what `naive` returns, in input order. A structure that
+// lacks one rejects it in multi_find with std::invalid_argument naming the structure, the
+// technique and what it has.
 #pragma once
 
 #include <stdexcept>
@@ -17,7 +22,11 @@
 
 namespace braid {
 
-enum class technique { naive, gp, amac, coro, fiber, adaptive };
+enum class technique { naive, gp, amac, coro, coro_nested, fiber, adaptive };
+
+inline constexpr technique all_techniques[] = {technique::naive,       technique::gp,    technique::amac,
+                                               technique::coro,        technique::coro_nested,
+                                               technique::fiber,       technique::adaptive};
 
 constexpr std::string_view to_string(technique t) noexcept {
   switch (t) {
@@ -25,6 +34,7 @@ constexpr std::string_view to_string(technique t) noexcept {
     case technique::gp: return "gp";
     case technique::amac: return "amac";
     case technique::coro: return "coro";
+    case technique::coro_nested: return "coro_nested";
     case technique::fiber: return "fiber";
     case technique::adaptive: return "adaptive";
   }
@@ -33,11 +43,11 @@ constexpr std::string_view to_string(technique t) noexcept {
 
 // Throws std::invalid_argument naming the unknown technique.
 inline technique parse_technique(std::string_view name) {
-  for (technique t : {technique::naive, technique::gp, technique::amac, technique::coro, technique::fiber,
-                      technique::adaptive}) {
+  for (technique t : all_techniques) {
     if (to_string(t) == name) return t;
   }
-  throw std::invalid_argument("unknown technique '" + std::string(name) + "' (naive, gp, amac, coro, fiber, adaptive)");
+  throw std::invalid_argument("unknown technique '" + std::string(name) +
+                              "' (naive, gp, amac, coro, coro_nested, fiber, adaptive)");
 }
 
 }  // namespace braid

@@ -1,13 +1,6 @@
-// The machinery every lookup structure's multi_find shares: argument checks, scratch state
-// for the hand-written techniques, the circular buffer that drives AMAC state machines, and
-// the dispatch from a `technique` to the structure's own implementation of it.
-//
-// A structure `S` plugs in by providing, for its key type `K` and result type `R`:
-//   R find(K) const                                      the plain lookup (naive, the oracle)
-//   template <prefetch_hint H> void find_group_prefetching(span<const K>, span<R>, size_t group) const
-//   template <prefetch_hint H> void find_amac(span<const K>, span<R>, size_t group) const
-//   template <execution_mode M> coro<R> find_coro(K) const
-//   template <prefetch_hint H> R find_fiber(fiber_context&, K) const
+// What the hand-written comparators of the lookup structures share: scratch state from the
+// frame pool, the circular buffer that drives AMAC state machines, and the loads their plain
+// and fiber lookups are written against. The dispatch of multi_find is detail/multi_find.hpp.
 #pragma once
 
 #include <algorithm>
@@ -26,13 +19,10 @@
 #include "braid/core/scheduler.hpp"
 #include "braid/index/detail/adaptive_lookups.hpp"
 #include "braid/index/detail/batch_arguments.hpp"
+#include "braid/index/detail/multi_find.hpp"
 #include "braid/index/technique.hpp"
 
 namespace braid::detail {
-
-inline void check_lookup_batch(std::size_t keys, std::size_t results, std::size_t group, const char* structure) {
-  check_batch_arguments(keys, results, group, std::string(structure) + "::multi_find");
-}
 
 // A fixed array of trivially copyable per-lookup states, taken from the calling thread's
 // frame pool so that a warm multi_find never touches the global heap.
@@ -88,45 +78,6 @@ void run_state_machines(std::size_t count, std::size_t group, Begin&& begin, Adv
       if (slot != live) state = ring[live];
     }
   }
-}
-
-// Runs one technique over a batch: results in input order.
-template <prefetch_hint Hint, class Structure, class Key, class Result>
-void run_lookup_technique(const Structure& structure, std::span<const Key> keys, std::span<Result> out, technique how,
-                          std::size_t group, const char* name) {
-  check_lookup_batch(keys.size(), out.size(), group, name);
-  switch (how) {
-    case technique::naive:
-      for (std::size_t i = 0; i < keys.size(); ++i) out[i] = structure.find(keys[i]);
-      return;
-    case technique::gp:
-      structure.template find_group_prefetching<Hint>(keys, out, group);
-      return;
-    case technique::amac:
-      structure.template find_amac<Hint>(keys, out, group);
-      return;
-    case technique::coro:
-      run_into(
-          interleaved_scheduler{group}, keys,
-          [&structure](const Key& key) { return structure.template find_coro<interleaved_with<Hint>>(key); }, out);
-      return;
-    case technique::fiber:
-      run_into(
-          interleaved_scheduler{group}, keys,
-          [&structure](const Key& key) {
-            return fiber<Result>([&structure, key](fiber_context& context) {
-              return structure.template find_fiber<Hint>(context, key);
-            });
-          },
-          out);
-      return;
-    case technique::adaptive:
-      run_adaptive_lookups<Structure>(
-          keys, out, group, [&structure](const Key& key) { return structure.template find_coro<sequential>(key); },
-          [&structure](const Key& key) { return structure.template find_coro<interleaved_with<Hint>>(key); });
-      return;
-  }
-  throw std::invalid_argument(std::string(name) + "::multi_find: unknown technique");
 }
 
 // The load of the plain lookups: exactly `*address`. The fiber lookups use the same bodies

@@ -1,15 +1,6 @@
-// The multi_find dispatch shared by braid's ordered indexes (binary search tree, skip list,
-// CSB+-tree, B+-tree), and the two loads their plain lookups are written against.
-//
-// An index provides
-//   find(key)                                 the plain lookup (naive, the oracle)
-//   lookup<M>(key)                            the coroutine lookup, M an execution mode
-//   find_on_fiber<Hint>(fiber_context&, key)  the plain lookup yielding on a fiber at each miss
-// and, where the papers have them,
-//   find_group_prefetching<Hint>(keys, out, group)   hand-written group prefetching
-//   find_amac<Hint>(keys, out, group)                hand-written AMAC
-// and ordered_multi_find runs the requested technique over a batch of keys, results in input
-// order, absent keys as std::nullopt. An index with range scans provides
+// What braid's ordered indexes (binary search tree, skip list, CSB+-tree, B+-tree) share beyond
+// the one multi_find (detail/multi_find.hpp): the two loads their plain lookups are written
+// against, and the dispatch of multi_scan. An index with range scans provides
 //   scan(start, limit, visitor)                         the plain scan
 //   scan_coroutine<M>(start, limit, visitor)            the interleavable scan
 //   scan_on_fiber<Hint>(fiber_context&, start, limit, visitor)
@@ -28,6 +19,7 @@
 #include "braid/core/scheduler.hpp"
 #include "braid/index/detail/adaptive_lookups.hpp"
 #include "braid/index/detail/batch_arguments.hpp"
+#include "braid/index/detail/multi_find.hpp"
 #include "braid/index/technique.hpp"
 
 namespace braid::detail {
@@ -50,60 +42,10 @@ struct ordered_fiber_load {
   }
 };
 
-template <class Key, class Result>
-void check_multi_find_arguments(std::span<const Key> keys, std::span<Result> out, std::size_t group,
-                                const char* structure) {
-  check_batch_arguments(keys.size(), out.size(), group, std::string(structure) + "::multi_find");
-}
-
-template <prefetch_hint Hint, class Index, class Key, class Value>
-void ordered_multi_find(const Index& index, std::span<const Key> keys, std::span<std::optional<Value>> out,
-                        technique how, std::size_t group, const char* structure) {
-  check_multi_find_arguments(keys, out, group, structure);
-  switch (how) {
-    case technique::naive:
-      for (std::size_t i = 0; i < keys.size(); ++i) out[i] = index.find(keys[i]);
-      return;
-    case technique::coro:
-      run_into(interleaved_scheduler{group}, keys,
-               [&index](const Key& key) { return index.template lookup<interleaved_with<Hint>>(key); }, out);
-      return;
-    case technique::fiber:
-      run_into(
-          interleaved_scheduler{group}, keys,
-          [&index](const Key& key) {
-            return fiber<std::optional<Value>>(
-                [&index, key](fiber_context& context) { return index.template find_on_fiber<Hint>(context, key); });
-          },
-          out);
-      return;
-    case technique::adaptive:
-      run_adaptive_lookups<Index>(
-          keys, out, group, [&index](const Key& key) { return index.template lookup<sequential>(key); },
-          [&index](const Key& key) { return index.template lookup<interleaved_with<Hint>>(key); });
-      return;
-    case technique::gp:
-      if constexpr (requires { index.template find_group_prefetching<Hint>(keys, out, group); }) {
-        index.template find_group_prefetching<Hint>(keys, out, group);
-        return;
-      }
-      break;
-    case technique::amac:
-      if constexpr (requires { index.template find_amac<Hint>(keys, out, group); }) {
-        index.template find_amac<Hint>(keys, out, group);
-        return;
-      }
-      break;
-  }
-  throw std::invalid_argument(std::string(structure) + "::multi_find: technique '" + std::string(to_string(how)) +
-                              "' is not available for this structure (the papers have no " +
-                              std::string(to_string(how)) + " version of it)");
-}
-
 // Runs every scan request ({start, limit}) with `how`, calling visit(request index, key, value)
 // for each entry (in key order within a request; requests interleave with each other), and
 // writes how many entries each request visited to visited[i]. Throws std::invalid_argument for
-// gp and amac (no paper has them for scans), a short `visited` or group 0.
+// gp, amac and coro_nested (no paper has them for scans; the scan coroutine is one form), a short `visited` or group 0.
 template <prefetch_hint Hint, class Index, class Request, class Visitor>
 void ordered_multi_scan(const Index& index, std::span<const Request> requests, std::span<std::size_t> visited,
                         technique how, std::size_t group, Visitor& visit, const char* structure) {
@@ -153,6 +95,7 @@ void ordered_multi_scan(const Index& index, std::span<const Request> requests, s
     }
     case technique::gp:
     case technique::amac:
+    case technique::coro_nested:
       break;
   }
   throw std::invalid_argument(std::string(structure) + ": technique '" + std::string(to_string(how)) +

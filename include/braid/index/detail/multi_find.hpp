@@ -1,0 +1,130 @@
+// The one multi_find of every index: runs a `technique` over a batch of keys through the
+// structure's own protocol members, results in input order.
+//
+// A structure `S` with key type `K` and result type `R` provides
+//   R find(K) const                                       the plain lookup: naive, and the oracle
+//   template <execution_mode M> coro<R> lookup(K) const   the coroutine lookup: coro, adaptive
+// and, where it has them,
+//   template <execution_mode M> task<R> lookup_nested(K) const              coro_nested
+//   template <prefetch_hint H> void find_group_prefetching(span<const K>, span<R>, size_t) const   gp
+//   template <prefetch_hint H> void find_amac(span<const K>, span<R>, size_t) const               amac
+//   template <prefetch_hint H> R find_on_fiber(fiber_context&, K) const     fiber
+// A technique whose member is missing is rejected with std::invalid_argument naming the
+// structure and what it has; so are an `out` shorter than `keys` and a group of 0.
+//
+// Cost: one check and one switch per batch; the lookups run as each technique runs them.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <stdexcept>
+#include <string>
+
+#include "braid/core/coro.hpp"
+#include "braid/core/fiber.hpp"
+#include "braid/core/mode.hpp"
+#include "braid/core/prefetch.hpp"
+#include "braid/core/scheduler.hpp"
+#include "braid/index/detail/adaptive_lookups.hpp"
+#include "braid/index/detail/batch_arguments.hpp"
+#include "braid/index/technique.hpp"
+
+namespace braid::detail {
+
+template <class S, class K, class R, prefetch_hint Hint>
+concept has_group_prefetching = requires(const S& s, std::span<const K> keys, std::span<R> out) {
+  s.template find_group_prefetching<Hint>(keys, out, std::size_t{1});
+};
+template <class S, class K, class R, prefetch_hint Hint>
+concept has_amac = requires(const S& s, std::span<const K> keys, std::span<R> out) {
+  s.template find_amac<Hint>(keys, out, std::size_t{1});
+};
+template <class S, class K, prefetch_hint Hint>
+concept has_fiber_lookup = requires(const S& s, fiber_context& context, const K& key) {
+  s.template find_on_fiber<Hint>(context, key);
+};
+template <class S, class K>
+concept has_nested_lookup = requires(const S& s, const K& key) { s.template lookup_nested<sequential>(key); };
+
+// Whether `S` implements `how` (naive, coro and adaptive: every structure).
+template <class S, class K, class R, prefetch_hint Hint>
+constexpr bool implements(technique how) noexcept {
+  switch (how) {
+    case technique::gp: return has_group_prefetching<S, K, R, Hint>;
+    case technique::amac: return has_amac<S, K, R, Hint>;
+    case technique::coro_nested: return has_nested_lookup<S, K>;
+    case technique::fiber: return has_fiber_lookup<S, K, Hint>;
+    case technique::naive:
+    case technique::coro:
+    case technique::adaptive: return true;
+  }
+  return false;
+}
+
+template <class S, class K, class R, prefetch_hint Hint>
+[[noreturn]] void reject_technique(technique how, const char* structure) {
+  std::string available;
+  for (technique t : all_techniques) {
+    if (!implements<S, K, R, Hint>(t)) continue;
+    available += available.empty() ? "" : ", ";
+    available += to_string(t);
+  }
+  throw std::invalid_argument(std::string(structure) + "::multi_find: technique '" + std::string(to_string(how)) +
+                              "' is not implemented by this structure (it has " + available + ")");
+}
+
+template <prefetch_hint Hint, class S, class K, class R>
+void run_multi_find(const S& structure, std::span<const K> keys, std::span<R> out, technique how, std::size_t group,
+                    const char* name) {
+  check_batch_arguments(keys.size(), out.size(), group, std::string(name) + "::multi_find");
+  using hinted = interleaved_with<Hint>;
+  switch (how) {
+    case technique::naive:
+      for (std::size_t i = 0; i < keys.size(); ++i) out[i] = structure.find(keys[i]);
+      return;
+    case technique::coro:
+      run_into(interleaved_scheduler{group}, keys,
+               [&structure](const K& key) { return structure.template lookup<hinted>(key); }, out);
+      return;
+    case technique::adaptive:
+      run_adaptive_lookups<S>(
+          keys, out, group, [&structure](const K& key) { return structure.template lookup<sequential>(key); },
+          [&structure](const K& key) { return structure.template lookup<hinted>(key); });
+      return;
+    case technique::coro_nested:
+      if constexpr (has_nested_lookup<S, K>) {
+        run_into(interleaved_scheduler{group}, keys,
+                 [&structure](const K& key) { return structure.template lookup_nested<hinted>(key); }, out);
+        return;
+      }
+      break;
+    case technique::gp:
+      if constexpr (has_group_prefetching<S, K, R, Hint>) {
+        structure.template find_group_prefetching<Hint>(keys, out, group);
+        return;
+      }
+      break;
+    case technique::amac:
+      if constexpr (has_amac<S, K, R, Hint>) {
+        structure.template find_amac<Hint>(keys, out, group);
+        return;
+      }
+      break;
+    case technique::fiber:
+      if constexpr (has_fiber_lookup<S, K, Hint>) {
+        run_into(
+            interleaved_scheduler{group}, keys,
+            [&structure](const K& key) {
+              return fiber<R>([&structure, key](fiber_context& context) {
+                return structure.template find_on_fiber<Hint>(context, key);
+              });
+            },
+            out);
+        return;
+      }
+      break;
+  }
+  reject_technique<S, K, R, Hint>(how, name);
+}
+
+}  // namespace braid::detail
