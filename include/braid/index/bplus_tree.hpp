@@ -238,19 +238,11 @@ class bplus_tree {
         current = node.children[child_slot(node.keys, node.count, key)];
       } else {
         const inner_node& header = co_await fetch<M>(inner);
-        const std::uint32_t count = header.count;
-        // Branch-free binary search, suspending on every probe while the range spans lines.
-        const Key* base = inner->keys;
-        std::size_t length = count;
-        while (length > keys_per_line) {
-          const std::size_t half = length / 2;
-          const Key& probe = co_await fetch<M>(base + half - 1);
-          base = !(key < probe) ? base + half : base;
-          length -= half;
-        }
-        co_await fetch_lines<M>(base, length * sizeof(Key));
-        const std::size_t slot = static_cast<std::size_t>(base - inner->keys) + count_not_greater(base, length, key);
-        current = co_await fetch<M>(&inner->children[slot]);
+        // The binary search, suspending on every probe while the range spans lines.
+        key_search<true> search(inner->keys, header.count);
+        while (search.narrowing()) search.step(co_await fetch<M>(search.probe()), key);
+        co_await fetch_lines<M>(search.rest(), search.rest_bytes());
+        current = co_await fetch<M>(&inner->children[search.position(key)]);
       }
     }
     const auto* leaf = static_cast<const leaf_node*>(current);
@@ -260,16 +252,10 @@ class bplus_tree {
     } else {
       const leaf_node& header = co_await fetch<M>(leaf);
       const std::uint32_t count = header.count;
-      const Key* base = leaf->keys;
-      std::size_t length = count;
-      while (length > keys_per_line) {
-        const std::size_t half = length / 2;
-        const Key& probe = co_await fetch<M>(base + half - 1);
-        base = probe < key ? base + half : base;
-        length -= half;
-      }
-      co_await fetch_lines<M>(base, length * sizeof(Key));
-      const std::size_t position = static_cast<std::size_t>(base - leaf->keys) + count_less(base, length, key);
+      key_search<false> search(leaf->keys, count);
+      while (search.narrowing()) search.step(co_await fetch<M>(search.probe()), key);
+      co_await fetch_lines<M>(search.rest(), search.rest_bytes());
+      const std::size_t position = search.position(key);
       if (position == count || !(leaf->keys[position] == key)) co_return std::nullopt;
       co_return co_await fetch<M>(&leaf->values[position]);
     }
@@ -448,18 +434,36 @@ class bplus_tree {
 
   // ---- node searches (branch-free) ----
 
-  // Keys in keys[0, count) that are <= key: the child to descend into.
-  static std::size_t count_not_greater(const Key* keys, std::size_t count, const Key& key) noexcept {
-    std::size_t slot = 0;
-    for (std::size_t i = 0; i < count; ++i) slot += static_cast<std::size_t>(!(key < keys[i]));
-    return slot;
-  }
-  // Keys in keys[0, count) that are < key: where key is or would be.
-  static std::size_t count_less(const Key* keys, std::size_t count, const Key& key) noexcept {
-    std::size_t position = 0;
-    for (std::size_t i = 0; i < count; ++i) position += static_cast<std::size_t>(keys[i] < key);
-    return position;
-  }
+  // The one binary search of a node's keys, as steps between loads, so that every descent
+  // (plain, fiber, flat and nested coroutine) runs the same search and differs only in how it
+  // loads: while narrowing(), load probe() and step() with it; then fetch the remaining keys
+  // [rest(), rest() + rest_bytes()) and count them with position(). Upper counts keys <= key
+  // (the child to descend into), otherwise keys < key (where key is or would be). Branch-free;
+  // stops at `Stop` keys (a cache line for the searches that fetch, one key in cache).
+  template <bool Upper, std::size_t Stop = keys_per_line>
+  class key_search {
+   public:
+    key_search(const Key* keys, std::size_t count) noexcept : keys_(keys), base_(keys), length_(count) {}
+    [[nodiscard]] bool narrowing() const noexcept { return length_ > Stop; }
+    [[nodiscard]] const Key* probe() const noexcept { return base_ + length_ / 2 - 1; }
+    void step(const Key& probed, const Key& key) noexcept {
+      const std::size_t half = length_ / 2;
+      base_ = below(probed, key, std::bool_constant<Upper>{}) ? base_ + half : base_;
+      length_ -= half;
+    }
+    [[nodiscard]] const Key* rest() const noexcept { return base_; }
+    [[nodiscard]] std::size_t rest_bytes() const noexcept { return length_ * sizeof(Key); }
+    [[nodiscard]] std::size_t position(const Key& key) const noexcept {
+      std::size_t counted = 0;
+      for (std::size_t i = 0; i < length_; ++i) counted += static_cast<std::size_t>(below(base_[i], key, std::bool_constant<Upper>{}));
+      return static_cast<std::size_t>(base_ - keys_) + counted;
+    }
+
+   private:
+    const Key* keys_;
+    const Key* base_;
+    std::size_t length_;
+  };
 
   // Searches of a node in cache: child_slot = keys <= key (the child to descend into),
   // entry_position = keys < key (where key is or would be). A fixed-width masked count the
@@ -488,15 +492,9 @@ class bplus_tree {
   // Branch-free binary search: Upper counts keys <= key, otherwise keys < key.
   template <bool Upper>
   static std::size_t binary_bound(const Key* keys, std::size_t count, const Key& key) noexcept {
-    if (count == 0) return 0;
-    const Key* base = keys;
-    std::size_t length = count;
-    while (length > 1) {
-      const std::size_t half = length / 2;
-      base = below(base[half - 1], key, std::bool_constant<Upper>{}) ? base + half : base;
-      length -= half;
-    }
-    return static_cast<std::size_t>(base - keys) + static_cast<std::size_t>(below(*base, key, std::bool_constant<Upper>{}));
+    key_search<Upper, 1> search(keys, count);
+    while (search.narrowing()) search.step(*search.probe(), key);
+    return search.position(key);
   }
   static bool below(const Key& probe, const Key& key, std::true_type) noexcept { return !(key < probe); }
   static bool below(const Key& probe, const Key& key, std::false_type) noexcept { return probe < key; }
@@ -533,44 +531,28 @@ class bplus_tree {
     void prefetch_only(const void* address) const noexcept { prefetch<Hint>(address); }
   };
 
-  // The plain descent, reading through `access`: the same steps as lookup<M>.
-  template <class Access>
-  std::size_t child_slot_with(const inner_node* inner, const Key& key, Access& access) const {
+  // The node search of the plain descent, reading through `access`: the same steps as
+  // lookup<M>. Upper: the child slot of an inner node; otherwise the entry position in a leaf.
+  template <bool Upper, class Node, class Access>
+  std::size_t search_with(const Node* node, const Key& key, Access& access) const {
     if constexpr (fetches_whole_nodes) {
-      const inner_node& node = access.whole(inner);
-      return child_slot(node.keys, node.count, key);
+      const Node& whole = access.whole(node);
+      if constexpr (Upper) return child_slot(whole.keys, whole.count, key);
+      else return entry_position(whole.keys, whole.count, key);
     } else {
-      const std::uint32_t count = access.one(inner).count;
-      const Key* base = inner->keys;
-      std::size_t length = count;
-      while (length > keys_per_line) {
-        const std::size_t half = length / 2;
-        base = !(key < access.one(base + half - 1)) ? base + half : base;
-        length -= half;
-      }
-      access.lines(base, length * sizeof(Key));
-      return static_cast<std::size_t>(base - inner->keys) + count_not_greater(base, length, key);
+      key_search<Upper> search(node->keys, access.one(node).count);
+      while (search.narrowing()) search.step(access.one(search.probe()), key);
+      access.lines(search.rest(), search.rest_bytes());
+      return search.position(key);
     }
   }
-
-  // Where key is or would be in `leaf`, reading through `access`.
+  template <class Access>
+  std::size_t child_slot_with(const inner_node* inner, const Key& key, Access& access) const {
+    return search_with<true>(inner, key, access);
+  }
   template <class Access>
   std::size_t entry_position_with(const leaf_node* leaf, const Key& key, Access& access) const {
-    if constexpr (fetches_whole_nodes) {
-      const leaf_node& node = access.whole(leaf);
-      return entry_position(node.keys, node.count, key);
-    } else {
-      const std::uint32_t count = access.one(leaf).count;
-      const Key* base = leaf->keys;
-      std::size_t length = count;
-      while (length > keys_per_line) {
-        const std::size_t half = length / 2;
-        base = access.one(base + half - 1) < key ? base + half : base;
-        length -= half;
-      }
-      access.lines(base, length * sizeof(Key));
-      return static_cast<std::size_t>(base - leaf->keys) + count_less(base, length, key);
-    }
+    return search_with<false>(leaf, key, access);
   }
 
   template <class Access>
@@ -656,20 +638,14 @@ class bplus_tree {
     }
   }
 
-  // The in-node binary search of large nodes (Upper: keys <= key; otherwise keys < key).
+  // The in-node binary search of large nodes as its own task (Upper: keys <= key; otherwise
+  // keys < key).
   template <execution_mode M, bool Upper>
   task<std::size_t> search_keys(const Key* keys, std::size_t count, Key key) const {
-    const Key* base = keys;
-    std::size_t length = count;
-    while (length > keys_per_line) {
-      const std::size_t half = length / 2;
-      const Key& probe = co_await fetch<M>(base + half - 1);
-      base = below(probe, key, std::bool_constant<Upper>{}) ? base + half : base;
-      length -= half;
-    }
-    co_await fetch_lines<M>(base, length * sizeof(Key));
-    const std::size_t rest = Upper ? count_not_greater(base, length, key) : count_less(base, length, key);
-    co_return static_cast<std::size_t>(base - keys) + rest;
+    key_search<Upper> search(keys, count);
+    while (search.narrowing()) search.step(co_await fetch<M>(search.probe()), key);
+    co_await fetch_lines<M>(search.rest(), search.rest_bytes());
+    co_return search.position(key);
   }
 
   // ---- updates ----
