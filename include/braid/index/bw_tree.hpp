@@ -163,10 +163,7 @@ class bw_tree {
           search position{base->keys(), 0, base->count};
           const void* fetched = line_of(base);
           while (!position.done()) {
-            if (line_of(position.probe()) != fetched) {
-              fetched = line_of(position.probe());
-              co_await fetch<M>(position.probe());
-            }
+            if (const Key* probe = probe_on_new_line(position, fetched)) co_await fetch<M>(probe);
             position.step(key);
           }
           const page_id* link = base->payloads() + position.first;
@@ -190,10 +187,7 @@ class bw_tree {
       search position{base->keys(), 0, base->count};
       const void* fetched = line_of(base);
       while (!position.done()) {
-        if (line_of(position.probe()) != fetched) {
-          fetched = line_of(position.probe());
-          co_await fetch<M>(position.probe());
-        }
+        if (const Key* probe = probe_on_new_line(position, fetched)) co_await fetch<M>(probe);
         position.step(key);
       }
       if (base->keys()[position.first] != key) co_return std::nullopt;
@@ -553,14 +547,22 @@ class bw_tree {
     }
   }
 
+  // The binary search's next probe if it lies on a line other than `fetched` (which then
+  // becomes its line): the one rule by which the coroutine and the state machines decide to
+  // fetch. Null if the probe's line is already loaded.
+  static const Key* probe_on_new_line(const search& position, const void*& fetched) noexcept {
+    const Key* probe = position.probe();
+    if (line_of(probe) == fetched) return nullptr;
+    fetched = line_of(probe);
+    return probe;
+  }
+
   // Binary-search steps whose probe is on a line already fetched run at once; the first on a
   // new line is prefetched and becomes the next stage.
   template <prefetch_hint Hint>
   static bool probe_cached(lookup_state& state, typename lookup_state::stage_kind next) noexcept {
     while (!state.position.done()) {
-      const Key* probe = state.position.probe();
-      if (line_of(probe) != state.fetched) {
-        state.fetched = line_of(probe);
+      if (const Key* probe = probe_on_new_line(state.position, state.fetched)) {
         prefetch<Hint>(probe);
         state.stage = next;
         return false;
