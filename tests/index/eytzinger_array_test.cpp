@@ -37,8 +37,12 @@ TEST(EytzingerArray, LayoutIsBreadthFirstAndRanksRoundTrip) {
   for (std::size_t node = 1; node <= array.size(); ++node) {
     const std::size_t rank = array.sorted_position(node);
     EXPECT_EQ(array[node], static_cast<std::int32_t>(3 * rank));
-    if (2 * node <= array.size()) EXPECT_LT(array[2 * node], array[node]);
-    if (2 * node + 1 <= array.size()) EXPECT_GT(array[2 * node + 1], array[node]);
+    if (2 * node <= array.size()) {
+      EXPECT_LT(array[2 * node], array[node]);
+    }
+    if (2 * node + 1 <= array.size()) {
+      EXPECT_GT(array[2 * node + 1], array[node]);
+    }
   }
 }
 
@@ -72,7 +76,9 @@ void check_against_lower_bound(std::uint64_t seed, Key below_all, Key above_all)
           const bool present = bound != oracle.end() && *bound == key;
           const result found = array.find(key);
           ASSERT_EQ(found.has_value(), present) << context;
-          if (present) ASSERT_EQ(array.sorted_position(*found), static_cast<std::size_t>(bound - oracle.begin())) << context;
+          if (present) {
+            ASSERT_EQ(array.sorted_position(*found), static_cast<std::size_t>(bound - oracle.begin())) << context;
+          }
           ASSERT_EQ(array.find_without_prefetch(key), found) << context;
           auto sequential_lookup = array.template lookup<sequential>(key);
           ASSERT_TRUE(sequential_lookup.done()) << context << ": the sequential coroutine suspended";
