@@ -54,7 +54,7 @@
 #include "braid/core/huge_buffer.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
-#include "braid/index/detail/ordered_multi_find.hpp"
+#include "braid/index/detail/multi_scan.hpp"
 #include "braid/index/detail/ordered_node_arena.hpp"
 #include "braid/index/technique.hpp"
 
@@ -62,13 +62,12 @@ namespace braid {
 
 template <std::totally_ordered Key = std::uint64_t, class Value = std::uint64_t>
   requires std::is_trivially_copyable_v<Key> && std::is_trivially_copyable_v<Value>
-class binary_search_tree {
+class binary_search_tree : public detail::multi_find_member<binary_search_tree<Key, Value>, Key, std::optional<Value>> {
  public:
   using key_type = Key;
   using mapped_type = Value;
-  // The prefetch the interleaved and fiber lookups issue unless told otherwise: T0, into every
-  // level (nodes are reused along a descent and by the next lookups near the root).
-  static constexpr prefetch_hint default_prefetch_hint = prefetch_hint::t0;
+  static constexpr prefetch_hint default_prefetch_hint = prefetch_hint::t0;  // nodes are reused: every level
+  static constexpr const char* structure_name = "binary_search_tree";
   using result_type = std::optional<Value>;
 
   struct node {
@@ -164,7 +163,7 @@ class binary_search_tree {
 
   // ---- lookups ------------------------------------------------------------------------------
 
-  [[nodiscard]] std::optional<Value> find(const Key& key) const { return descend(key, detail::ordered_plain_load{}); }
+  [[nodiscard]] std::optional<Value> find(const Key& key) const { return descend(key, detail::plain_load{}); }
 
   [[nodiscard]] std::optional<Value> find_branchy(const Key& key) const {
     const node* current = root_;
@@ -196,7 +195,7 @@ class binary_search_tree {
 
   template <prefetch_hint Hint = default_prefetch_hint>
   [[nodiscard]] std::optional<Value> find_on_fiber(fiber_context& context, const Key& key) const {
-    return descend(key, detail::ordered_fiber_load<Hint>{context});
+    return descend(key, detail::fiber_line_load<Hint>{context});
   }
 
   // Group prefetching: groups of `group` lookups descend in lock step, one level per round;
@@ -279,15 +278,6 @@ class binary_search_tree {
         }
       }
     }
-  }
-
-  // Looks up every key with `how` (`group` lookups in flight for gp, amac, coro, fiber; ignored
-  // by naive) and writes the results to out[i] in input order; absent keys give std::nullopt.
-  // Throws std::invalid_argument if out is shorter than keys or group is 0.
-  template <prefetch_hint Hint = default_prefetch_hint>
-  void multi_find(std::span<const Key> keys, std::span<std::optional<Value>> out, technique how,
-                  std::size_t group) const {
-    detail::run_multi_find<Hint>(*this, keys, out, how, group, "binary_search_tree");
   }
 
   // ---- ordered traversal --------------------------------------------------------------------

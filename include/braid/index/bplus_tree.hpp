@@ -70,7 +70,7 @@
 #include "braid/core/prefetch.hpp"
 #include "braid/core/scheduler.hpp"
 #include "braid/core/task.hpp"
-#include "braid/index/detail/ordered_multi_find.hpp"
+#include "braid/index/detail/multi_scan.hpp"
 #include "braid/index/detail/ordered_node_arena.hpp"
 #include "braid/index/technique.hpp"
 
@@ -79,13 +79,12 @@ namespace braid {
 template <std::totally_ordered Key = std::uint64_t, class Value = std::uint64_t, std::size_t NodeBytes = 256>
   requires std::is_trivially_copyable_v<Key> && std::is_trivially_copyable_v<Value> &&
            (NodeBytes % cache_line_bytes == 0) && (NodeBytes > 0)
-class bplus_tree {
+class bplus_tree : public detail::multi_find_member<bplus_tree<Key, Value, NodeBytes>, Key, std::optional<Value>> {
  public:
   using key_type = Key;
   using mapped_type = Value;
-  // The prefetch the interleaved and fiber lookups issue unless told otherwise: T0, into every
-  // level (nodes are reused along a descent and by the next lookups near the root).
-  static constexpr prefetch_hint default_prefetch_hint = prefetch_hint::t0;
+  static constexpr prefetch_hint default_prefetch_hint = prefetch_hint::t0;  // nodes are reused: every level
+  static constexpr const char* structure_name = "bplus_tree";
 
   static constexpr std::size_t node_bytes = NodeBytes;
   // Page-sized nodes are page-aligned (one node, one page); others are line-aligned.
@@ -272,15 +271,6 @@ class bplus_tree {
   template <prefetch_hint Hint = default_prefetch_hint>
   [[nodiscard]] std::optional<Value> find_on_fiber(fiber_context& context, const Key& key) const {
     return descend(key, fiber_access<Hint>{context});
-  }
-
-  // naive, coro (the flattened lookup), coro_nested, fiber or adaptive, `group` lookups in
-  // flight; results in input order, absent keys as std::nullopt. Throws std::invalid_argument
-  // for gp and amac, a short `out` or group 0.
-  template <prefetch_hint Hint = default_prefetch_hint>
-  void multi_find(std::span<const Key> keys, std::span<std::optional<Value>> out, technique how,
-                  std::size_t group) const {
-    detail::run_multi_find<Hint>(*this, keys, out, how, group, "bplus_tree");
   }
 
   // ---- range scans --------------------------------------------------------------------------

@@ -83,6 +83,7 @@
 #include "braid/index/detail/adaptive_lookups.hpp"
 #include "braid/index/detail/batch_arguments.hpp"
 #include "braid/index/detail/epoch_domain.hpp"
+#include "braid/index/detail/lookup_techniques.hpp"
 #include "braid/index/detail/multi_find.hpp"
 #include "braid/index/technique.hpp"
 
@@ -90,7 +91,7 @@ namespace braid {
 
 template <std::unsigned_integral Key = std::uint64_t, class Value = std::uint64_t, std::uint32_t LeafCapacity = 64,
           std::uint32_t InnerCapacity = 64, std::uint32_t ChainThreshold = 8>
-class bw_tree {
+class bw_tree : public detail::multi_find_member<bw_tree<Key, Value, LeafCapacity, InnerCapacity, ChainThreshold>, Key, std::optional<Value>> {
   static_assert(std::is_trivially_copyable_v<Value> && sizeof(Value) <= 8, "values are trivially copyable, <= 8 bytes");
   static_assert(LeafCapacity >= 4 && InnerCapacity >= 4 && ChainThreshold >= 1);
 
@@ -110,9 +111,8 @@ class bw_tree {
  public:
   using key_type = Key;
   using mapped_type = Value;
-  // The prefetch the interleaved and fiber lookups issue unless told otherwise: T0, into every
-  // level (nodes are reused along a descent and by the next lookups near the root).
-  static constexpr prefetch_hint default_prefetch_hint = prefetch_hint::t0;
+  static constexpr prefetch_hint default_prefetch_hint = prefetch_hint::t0;  // nodes are reused: every level
+  static constexpr const char* structure_name = "bw_tree";
   using result_type = std::optional<Value>;
   static constexpr std::uint32_t leaf_capacity = LeafCapacity;
   static constexpr std::uint32_t inner_capacity = InnerCapacity;
@@ -223,7 +223,7 @@ class bw_tree {
   template <prefetch_hint Hint = default_prefetch_hint, class Batch>
   void find_group_prefetching(Batch& batch, std::size_t group) const {
     check_group(group, "bw_tree::find_group_prefetching");
-    scratch<lookup_state> states(group);
+    detail::scratch_array<lookup_state> states(group);
     std::size_t next = 0;
     const std::size_t count = batch.size();
     while (next < count) {
@@ -257,7 +257,7 @@ class bw_tree {
   template <prefetch_hint Hint = default_prefetch_hint, class Batch>
   void find_amac(Batch& batch, std::size_t group) const {
     check_group(group, "bw_tree::find_amac");
-    scratch<lookup_state> states(group);
+    detail::scratch_array<lookup_state> states(group);
     std::size_t next = 0;
     const std::size_t count = batch.size();
     auto refill = [&](lookup_state& state) {
@@ -292,14 +292,6 @@ class bw_tree {
         if (slot != live) std::swap(states[slot], states[live]);
       }
     }
-  }
-
-  // Gets of every key, results in input order. Throws std::invalid_argument if `out` is shorter
-  // than `keys`, `group` is 0, or the technique is not one the Bw-tree has.
-  template <prefetch_hint Hint = default_prefetch_hint>
-  void multi_find(std::span<const Key> keys, std::span<std::optional<Value>> out, technique how,
-                  std::size_t group) const {
-    detail::run_multi_find<Hint>(*this, keys, out, how, group, "bw_tree");
   }
 
   // ---- writes ----------------------------------------------------------------------------------
@@ -427,28 +419,6 @@ class bw_tree {
     const void* fetched = nullptr;
     std::optional<Value> result;
     detail::epoch_domain::guard guard;
-  };
-
-  // Per-technique scratch: the states of one batch, in the calling thread's frame pool.
-  template <class State>
-  class scratch {
-   public:
-    explicit scratch(std::size_t count)
-        : states_(static_cast<State*>(frame_pool::allocate(count * sizeof(State)))), count_(count) {
-      static_assert(alignof(State) <= frame_pool::alignment);
-      std::uninitialized_default_construct_n(states_, count_);
-    }
-    scratch(const scratch&) = delete;
-    scratch& operator=(const scratch&) = delete;
-    ~scratch() {
-      std::destroy_n(states_, count_);
-      frame_pool::deallocate(states_, count_ * sizeof(State));
-    }
-    State& operator[](std::size_t index) noexcept { return states_[index]; }
-
-   private:
-    State* states_;
-    std::size_t count_;
   };
 
   template <prefetch_hint Hint>

@@ -66,7 +66,7 @@
 namespace braid {
 
 template <std::unsigned_integral Key = std::uint32_t, class Value = std::uint64_t>
-class chained_hash_table {
+class chained_hash_table : public detail::multi_find_member<chained_hash_table<Key, Value>, Key, std::optional<Value>> {
   static_assert(sizeof(Key) <= 8, "keys are hashed as 64-bit integers");
   static_assert(std::is_trivially_copyable_v<Value> && std::is_trivially_default_constructible_v<Value>,
                 "values live in page-backed node chunks");
@@ -81,6 +81,7 @@ class chained_hash_table {
   // Hint of the interleaved lookups unless multi_find is told otherwise (chosen by measuring
   // T0 against NTA with `braid-bench run hash-probe`).
   static constexpr prefetch_hint default_prefetch_hint = prefetch_hint::nta;
+  static constexpr const char* structure_name = "chained_hash_table";
 
   struct alignas(cache_line_bytes) node {
     const node* next;
@@ -266,13 +267,6 @@ class chained_hash_table {
           prefetch_lines<sizeof(node), Hint>(s.current);
           return true;
         });
-  }
-
-  // Looks up every key with `how`, up to `group` lookups in flight; out[i] receives the
-  // result for keys[i]. Throws std::invalid_argument if out is shorter than keys or group is 0.
-  template <prefetch_hint Hint = default_prefetch_hint>
-  void multi_find(std::span<const Key> keys, std::span<result_type> out, technique how, std::size_t group) const {
-    detail::run_multi_find<Hint>(*this, keys, out, how, group, "chained_hash_table");
   }
 
  private:

@@ -63,7 +63,7 @@
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
 #include "braid/index/detail/csb_plus_tree_levels.hpp"
-#include "braid/index/detail/ordered_multi_find.hpp"
+#include "braid/index/detail/multi_scan.hpp"
 #include "braid/index/detail/ordered_node_arena.hpp"
 #include "braid/index/technique.hpp"
 
@@ -72,13 +72,12 @@ namespace braid {
 template <std::totally_ordered Key = std::uint64_t, class Value = std::uint64_t, std::size_t NodeBytes = 64>
   requires std::is_trivially_copyable_v<Key> && std::is_trivially_copyable_v<Value> &&
            (NodeBytes % cache_line_bytes == 0) && (NodeBytes > 0)
-class csb_plus_tree {
+class csb_plus_tree : public detail::multi_find_member<csb_plus_tree<Key, Value, NodeBytes>, Key, std::optional<Value>> {
  public:
   using key_type = Key;
   using mapped_type = Value;
-  // The prefetch the interleaved and fiber lookups issue unless told otherwise: T0, into every
-  // level (nodes are reused along a descent and by the next lookups near the root).
-  static constexpr prefetch_hint default_prefetch_hint = prefetch_hint::t0;
+  static constexpr prefetch_hint default_prefetch_hint = prefetch_hint::t0;  // nodes are reused: every level
+  static constexpr const char* structure_name = "csb_plus_tree";
 
  private:
   using levels_type = detail::csb_plus_tree_levels<Key, NodeBytes>;
@@ -149,7 +148,7 @@ class csb_plus_tree {
 
   // ---- lookups ------------------------------------------------------------------------------
 
-  [[nodiscard]] std::optional<Value> find(const Key& key) const { return descend(key, detail::ordered_plain_load{}); }
+  [[nodiscard]] std::optional<Value> find(const Key& key) const { return descend(key, detail::plain_load{}); }
   [[nodiscard]] bool contains(const Key& key) const { return find(key).has_value(); }
 
   template <execution_mode M>
@@ -244,12 +243,6 @@ class csb_plus_tree {
         }
       }
     }
-  }
-
-  template <prefetch_hint Hint = default_prefetch_hint>
-  void multi_find(std::span<const Key> keys, std::span<std::optional<Value>> out, technique how,
-                  std::size_t group) const {
-    detail::run_multi_find<Hint>(*this, keys, out, how, group, "csb_plus_tree");
   }
 
   // ---- scans --------------------------------------------------------------------------------
@@ -396,15 +389,14 @@ class csb_plus_tree {
 // multi_find with naive, coro or fiber (the thesis interleaves this one with coroutines only).
 template <std::totally_ordered Key = std::uint64_t, std::size_t NodeBytes = 64>
   requires std::is_trivially_copyable_v<Key> && (NodeBytes % cache_line_bytes == 0) && (NodeBytes > 0)
-class csb_plus_tree_over_codes {
+class csb_plus_tree_over_codes : public detail::multi_find_member<csb_plus_tree_over_codes<Key, NodeBytes>, Key, std::optional<std::uint32_t>> {
   using levels_type = detail::csb_plus_tree_levels<Key, NodeBytes>;
 
  public:
   using key_type = Key;
   using code_type = std::uint32_t;
-  // The prefetch the interleaved and fiber lookups issue unless told otherwise: T0, into every
-  // level (nodes are reused along a descent and by the next lookups near the root).
-  static constexpr prefetch_hint default_prefetch_hint = prefetch_hint::t0;
+  static constexpr prefetch_hint default_prefetch_hint = prefetch_hint::t0;  // nodes are reused: every level
+  static constexpr const char* structure_name = "csb_plus_tree_over_codes";
   using node_index = typename levels_type::node_index;
   using inner_node = typename levels_type::inner_node;
 
@@ -459,7 +451,7 @@ class csb_plus_tree_over_codes {
   [[nodiscard]] std::span<const Key> dictionary() const noexcept { return {dictionary_, size_}; }
 
   // The code of value, or std::nullopt ("locate" in the thesis).
-  [[nodiscard]] std::optional<code_type> find(const Key& value) const { return descend(value, detail::ordered_plain_load{}); }
+  [[nodiscard]] std::optional<code_type> find(const Key& value) const { return descend(value, detail::plain_load{}); }
 
   template <execution_mode M>
   coro<std::optional<code_type>> lookup(Key value) const {
@@ -489,15 +481,7 @@ class csb_plus_tree_over_codes {
 
   template <prefetch_hint Hint = default_prefetch_hint>
   [[nodiscard]] std::optional<code_type> find_on_fiber(fiber_context& context, const Key& value) const {
-    return descend(value, detail::ordered_fiber_load<Hint>{context});
-  }
-
-  // naive, coro or fiber, `group` lookups in flight; codes in input order, absent values as
-  // std::nullopt. Throws std::invalid_argument for gp and amac, a short `out` or group 0.
-  template <prefetch_hint Hint = default_prefetch_hint>
-  void multi_find(std::span<const Key> values, std::span<std::optional<code_type>> out, technique how,
-                  std::size_t group) const {
-    detail::run_multi_find<Hint>(*this, values, out, how, group, "csb_plus_tree_over_codes");
+    return descend(value, detail::fiber_line_load<Hint>{context});
   }
 
   // Throws std::logic_error naming the first broken invariant.

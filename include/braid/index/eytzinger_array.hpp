@@ -56,7 +56,6 @@
 #include "braid/core/prefetch.hpp"
 #include "braid/index/detail/batch_arguments.hpp"
 #include "braid/index/detail/lookup_techniques.hpp"
-#include "braid/index/detail/ordered_multi_find.hpp"
 #include "braid/index/technique.hpp"
 
 namespace braid {
@@ -64,12 +63,13 @@ namespace braid {
 template <std::totally_ordered Key>
   requires std::is_trivially_copyable_v<Key> && std::is_trivially_default_constructible_v<Key> &&
            (cache_line_bytes % sizeof(Key) == 0)
-class eytzinger_array {
+class eytzinger_array : public detail::multi_find_member<eytzinger_array<Key>, Key, std::optional<std::size_t>> {
  public:
   using key_type = Key;
   using result_type = std::optional<std::size_t>;
 
   static constexpr prefetch_hint default_prefetch_hint = prefetch_hint::t0;
+  static constexpr const char* structure_name = "eytzinger_array";
   static constexpr std::size_t keys_per_line = cache_line_bytes / sizeof(Key);
   // The levels whose nodes fit in this many bytes stay in the caches between searches: the
   // interleaved searches walk them without suspending.
@@ -199,13 +199,6 @@ class eytzinger_array {
           out[s.index] = found_at(s.node, s.key);
           return false;
         });
-  }
-
-  // Looks up every key with `how`, up to `group` searches in flight; out[i] receives the node
-  // of keys[i] or nullopt. Throws std::invalid_argument for a short `out` or group 0.
-  template <prefetch_hint Hint = default_prefetch_hint>
-  void multi_find(std::span<const Key> keys, std::span<result_type> out, technique how, std::size_t group) const {
-    detail::run_multi_find<Hint>(*this, keys, out, how, group, "eytzinger_array");
   }
 
   // The in-order rank of `node` (1 <= node <= size()): the key's position in sorted order.

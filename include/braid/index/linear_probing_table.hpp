@@ -57,7 +57,7 @@
 namespace braid {
 
 template <class Value = std::uint64_t>
-class linear_probing_table {
+class linear_probing_table : public detail::multi_find_member<linear_probing_table<Value>, std::uint64_t, std::optional<Value>> {
   static_assert(std::is_trivially_copyable_v<Value> && std::is_trivially_default_constructible_v<Value>,
                 "values live in a page-backed slot array");
 
@@ -71,6 +71,7 @@ class linear_probing_table {
   // Hint of the interleaved lookups unless multi_find is told otherwise (chosen by measuring
   // T0 against NTA with `braid-bench run linear-probe`).
   static constexpr prefetch_hint default_prefetch_hint = prefetch_hint::nta;
+  static constexpr const char* structure_name = "linear_probing_table";
 
   struct slot {
     key_type key;
@@ -207,13 +208,6 @@ class linear_probing_table {
           prefetch<Hint>(&slots_[s.position]);
           return true;
         });
-  }
-
-  // Looks up every key with `how`, up to `group` lookups in flight; out[i] receives the
-  // result for keys[i]. Throws std::invalid_argument if out is shorter than keys or group is 0.
-  template <prefetch_hint Hint = default_prefetch_hint>
-  void multi_find(std::span<const key_type> keys, std::span<result_type> out, technique how, std::size_t group) const {
-    detail::run_multi_find<Hint>(*this, keys, out, how, group, "linear_probing_table");
   }
 
  private:

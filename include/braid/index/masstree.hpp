@@ -90,6 +90,7 @@
 #include "braid/index/detail/batch_arguments.hpp"
 #include "braid/index/detail/epoch_domain.hpp"
 #include "braid/index/detail/multi_find.hpp"
+#include "braid/index/masstree/descent.hpp"
 #include "braid/index/masstree/node.hpp"
 
 namespace braid {
@@ -103,7 +104,7 @@ struct sequential_without_node_prefetch {
 };
 
 template <class Value = std::uint64_t>
-class masstree {
+class masstree : public detail::multi_find_member<masstree<Value>, std::string_view, std::optional<Value>> {
   static_assert(std::is_trivially_copyable_v<Value> && sizeof(Value) <= 8,
                 "masstree values are trivially copyable and at most 8 bytes (stored in one atomic word)");
 
@@ -124,9 +125,8 @@ class masstree {
  public:
   using key_type = std::string_view;
   using mapped_type = Value;
-  // The prefetch the interleaved and fiber lookups issue unless told otherwise: T0, into every
-  // level (nodes are reused along a descent and by the next lookups near the root).
-  static constexpr prefetch_hint default_prefetch_hint = prefetch_hint::t0;
+  static constexpr prefetch_hint default_prefetch_hint = prefetch_hint::t0;  // nodes are reused: every level
+  static constexpr const char* structure_name = "masstree";
   using result_type = std::optional<Value>;
 
   explicit masstree(page_size pages = page_size::huge_2m) : domain_(pages) {
@@ -152,15 +152,6 @@ class masstree {
   template <execution_mode M>
   [[nodiscard]] task<std::optional<Value>> lookup_nested(std::string_view key) const {
     return operate_nested<M>(key, lookup_action{});
-  }
-
-  // Gets of every key, results in input order: naive, coro (the flat get), coro_nested or
-  // adaptive. Throws std::invalid_argument if `out` is shorter than `keys`, `group` is 0, or
-  // the technique is one Masstree has no form of (gp, amac, fiber).
-  template <prefetch_hint Hint = default_prefetch_hint>
-  void multi_find(std::span<const std::string_view> keys, std::span<std::optional<Value>> out, technique how,
-                  std::size_t group) const {
-    detail::run_multi_find<Hint>(*this, keys, out, how, group, "masstree");
   }
 
   // ---- writes ----------------------------------------------------------------------------------
@@ -270,83 +261,6 @@ class masstree {
     version_word version;  // stable version read when the leaf was reached
   };
 
-  // One layer's optimistic descent, from its root to the border node responsible for `slice`,
-  // as steps between node fetches: the flat and the nested get run the same steps and differ
-  // only in where they suspend. The caller fetches next() and calls step() until next() is
-  // null; then border() is the border node, read at version(). A root that split is climbed
-  // from; an interior node that split under the read restarts the descent at the layer's root.
-  class layer_descent {
-   public:
-    layer_descent(const node_base* layer, std::uint64_t slice) noexcept : layer_(layer), next_(layer), slice_(slice) {}
-
-    [[nodiscard]] const node_base* next() const noexcept { return next_; }
-    [[nodiscard]] const border_node* border() const noexcept { return detail::masstree::as_border(node_); }
-    [[nodiscard]] version_word version() const noexcept { return version_; }
-
-    // Reads the node just fetched (next()) and chooses the next one.
-    void step() noexcept {
-      if (climbing_) {
-        node_ = next_;
-        version_ = node_->version.stable();
-        if (!node_version::is_root(version_)) {  // the layer's root split since it was recorded
-          next_ = detail::masstree::parent_of(node_).load(std::memory_order_acquire);
-          return;
-        }
-        climbing_ = false;
-      } else {  // next_ is the child of node_
-        const version_word child_version = next_->version.stable();
-        if (!node_->version.has_changed(version_)) {
-          node_ = next_;
-          version_ = child_version;
-        } else if (!revalidate()) {
-          return;
-        }
-      }
-      seek_child();
-    }
-
-   private:
-    // Sets next_ to the child to fetch, or to null at the border node.
-    void seek_child() noexcept {
-      while (!node_version::is_border(version_)) {
-        const node_base* child = detail::masstree::as_interior(node_)->child_for(slice_);
-        if (child != nullptr) {
-          next_ = child;
-          return;
-        }
-        if (!revalidate()) return;
-      }
-      next_ = nullptr;
-    }
-    // node_ changed under the read: false (and a restart from the layer's root) if it split.
-    bool revalidate() noexcept {
-      const version_word now = node_->version.stable();
-      if (node_version::split_between(version_, now)) {
-        climbing_ = true;
-        next_ = layer_;
-        return false;
-      }
-      version_ = now;
-      return true;
-    }
-
-    const node_base* layer_;
-    const node_base* next_;
-    const node_base* node_ = nullptr;
-    std::uint64_t slice_;
-    version_word version_ = 0;
-    bool climbing_ = true;
-  };
-
-  // After a border node changed at `version`: its right neighbour if that is now responsible
-  // for `slice` (the node split), else null (it still is, or it was deleted).
-  static const border_node* responsible_right(const border_node* leaf, version_word version,
-                                              std::uint64_t slice) noexcept {
-    if (node_version::is_deleted(version)) return nullptr;
-    const border_node* next = leaf->next.load(std::memory_order_acquire);
-    return next == nullptr || slice < next->low_slice ? nullptr : next;
-  }
-
   struct leaf_outcome {
     enum class kind : std::uint8_t {
       done,        // the operation's result is in `result`
@@ -428,7 +342,7 @@ class masstree {
     key_cursor cursor(key, 0);
     for (;;) {
       // Descend this layer's B+-tree to the border node responsible for the slice.
-      layer_descent descent(layer, cursor.slice);
+      detail::masstree::layer_descent descent(layer, cursor.slice);
       do {
         co_await fetch_node<M>(descent.next());
         descent.step();
@@ -447,7 +361,7 @@ class masstree {
         const version_word before = version;
         version = leaf->version.stable();
         if (!node_version::split_between(before, version)) continue;
-        while (const border_node* next = responsible_right(leaf, version, cursor.slice)) {
+        while (const border_node* next = detail::masstree::responsible_right(leaf, version, cursor.slice)) {
           co_await fetch_node<M>(next);
           leaf = next;
           version = leaf->version.stable();
@@ -496,7 +410,7 @@ class masstree {
   // Masstree's reach_leaf: the border node of this layer responsible for `slice`.
   template <execution_mode M>
   task<leaf_position> reach_leaf(const node_base* layer, std::uint64_t slice) const {
-    layer_descent descent(layer, slice);
+    detail::masstree::layer_descent descent(layer, slice);
     do {
       co_await fetch_node<M>(descent.next());
       descent.step();
@@ -511,7 +425,7 @@ class masstree {
     const border_node* leaf = at.leaf;
     version_word version = leaf->version.stable();
     if (node_version::split_between(at.version, version)) {
-      while (const border_node* next = responsible_right(leaf, version, slice)) {
+      while (const border_node* next = detail::masstree::responsible_right(leaf, version, slice)) {
         co_await fetch_node<M>(next);
         leaf = next;
         version = leaf->version.stable();

@@ -57,7 +57,7 @@
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
 #include "braid/core/scheduler.hpp"
-#include "braid/index/detail/ordered_multi_find.hpp"
+#include "braid/index/detail/multi_scan.hpp"
 #include "braid/index/detail/ordered_node_arena.hpp"
 #include "braid/index/technique.hpp"
 
@@ -65,13 +65,12 @@ namespace braid {
 
 template <std::totally_ordered Key = std::uint64_t, class Value = std::uint64_t>
   requires std::is_trivially_copyable_v<Key> && std::is_trivially_copyable_v<Value>
-class skip_list {
+class skip_list : public detail::multi_find_member<skip_list<Key, Value>, Key, std::optional<Value>> {
  public:
   using key_type = Key;
   using mapped_type = Value;
-  // The prefetch the interleaved and fiber lookups issue unless told otherwise: T0, into every
-  // level (nodes are reused along a descent and by the next lookups near the root).
-  static constexpr prefetch_hint default_prefetch_hint = prefetch_hint::t0;
+  static constexpr prefetch_hint default_prefetch_hint = prefetch_hint::t0;  // nodes are reused: every level
+  static constexpr const char* structure_name = "skip_list";
 
   static constexpr std::size_t max_height = 24;
 
@@ -172,7 +171,7 @@ class skip_list {
 
   // ---- point lookups --------------------------------------------------------------------------
 
-  [[nodiscard]] std::optional<Value> find(const Key& key) const { return descend(key, detail::ordered_plain_load{}); }
+  [[nodiscard]] std::optional<Value> find(const Key& key) const { return descend(key, detail::plain_load{}); }
   [[nodiscard]] bool contains(const Key& key) const { return find(key).has_value(); }
 
   // Down-and-right search, one suspension per node examined. A node met again one level down
@@ -201,21 +200,13 @@ class skip_list {
     return descend(key, fiber_line_load<Hint>{context});
   }
 
-  // naive, coro or fiber (`group` lookups in flight); results in input order, absent keys as
-  // std::nullopt. Throws std::invalid_argument for gp and amac, a short `out` or group 0.
-  template <prefetch_hint Hint = default_prefetch_hint>
-  void multi_find(std::span<const Key> keys, std::span<std::optional<Value>> out, technique how,
-                  std::size_t group) const {
-    detail::run_multi_find<Hint>(*this, keys, out, how, group, "skip_list");
-  }
-
   // ---- range scans ----------------------------------------------------------------------------
 
   // Calls visit(key, value) for up to `limit` entries with key >= start, in key order; returns
   // how many it visited.
   template <class Visitor>
   std::size_t scan(const Key& start, std::size_t limit, Visitor&& visit) const {
-    return scan_with(start, limit, visit, detail::ordered_plain_load{});
+    return scan_with(start, limit, visit, detail::plain_load{});
   }
 
   // The scan as a coroutine: the descent to the first entry suspends at each node it examines,

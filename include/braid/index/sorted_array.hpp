@@ -58,7 +58,7 @@ namespace braid {
 
 template <std::totally_ordered Key>
   requires std::is_trivially_copyable_v<Key> && std::is_trivially_default_constructible_v<Key>
-class sorted_array {
+class sorted_array : public detail::multi_find_member<sorted_array<Key>, Key, std::optional<std::size_t>> {
  public:
   using key_type = Key;
   using result_type = std::optional<std::size_t>;
@@ -66,6 +66,7 @@ class sorted_array {
   // Hint of the interleaved lookups unless multi_find is told otherwise (chosen by measuring
   // T0 against NTA with `braid-bench run binary-search`).
   static constexpr prefetch_hint default_prefetch_hint = prefetch_hint::nta;
+  static constexpr const char* structure_name = "sorted_array";
 
   sorted_array() = default;
 
@@ -255,14 +256,6 @@ class sorted_array {
           out[s.index] = present_at(s.low, s.key);
           return false;
         });
-  }
-
-  // Looks up every key with `how`, up to `group` lookups in flight; out[i] receives the
-  // position of keys[i] or nullopt. Throws std::invalid_argument if out is shorter than keys
-  // or group is 0.
-  template <prefetch_hint Hint = default_prefetch_hint>
-  void multi_find(std::span<const Key> keys, std::span<result_type> out, technique how, std::size_t group) const {
-    detail::run_multi_find<Hint>(*this, keys, out, how, group, "sorted_array");
   }
 
  private:

@@ -1,6 +1,6 @@
 // What the hand-written comparators of the lookup structures share: scratch state from the
-// frame pool, the circular buffer that drives AMAC state machines, and the loads their plain
-// and fiber lookups are written against. The dispatch of multi_find is detail/multi_find.hpp.
+// frame pool, the circular buffer that drives AMAC state machines, and (detail/loads.hpp) the
+// loads their plain and fiber lookups are written against. The dispatch of multi_find is detail/multi_find.hpp.
 #pragma once
 
 #include <algorithm>
@@ -19,25 +19,30 @@
 #include "braid/core/scheduler.hpp"
 #include "braid/index/detail/adaptive_lookups.hpp"
 #include "braid/index/detail/batch_arguments.hpp"
+#include "braid/index/detail/loads.hpp"
 #include "braid/index/detail/multi_find.hpp"
 #include "braid/index/technique.hpp"
 
 namespace braid::detail {
 
-// A fixed array of trivially copyable per-lookup states, taken from the calling thread's
+// A fixed array of per-lookup states, default-constructed, taken from the calling thread's
 // frame pool so that a warm multi_find never touches the global heap.
 template <class State>
 class scratch_array {
-  static_assert(std::is_trivially_copyable_v<State> && std::is_trivially_destructible_v<State>);
   static_assert(alignof(State) <= frame_pool::alignment);
 
  public:
   explicit scratch_array(std::size_t count)
       : states_(static_cast<State*>(frame_pool::allocate(std::max<std::size_t>(count, 1) * sizeof(State)))),
-        count_(std::max<std::size_t>(count, 1)) {}
+        count_(std::max<std::size_t>(count, 1)) {
+    std::uninitialized_default_construct_n(states_, count_);
+  }
   scratch_array(const scratch_array&) = delete;
   scratch_array& operator=(const scratch_array&) = delete;
-  ~scratch_array() { frame_pool::deallocate(states_, count_ * sizeof(State)); }
+  ~scratch_array() {
+    std::destroy_n(states_, count_);
+    frame_pool::deallocate(states_, count_ * sizeof(State));
+  }
 
   State& operator[](std::size_t index) noexcept { return states_[index]; }
   [[nodiscard]] std::size_t size() const noexcept { return count_; }
@@ -79,23 +84,5 @@ void run_state_machines(std::size_t count, std::size_t group, Begin&& begin, Adv
     }
   }
 }
-
-// The load of the plain lookups: exactly `*address`. The fiber lookups use the same bodies
-// with `fiber_load`, which prefetches and yields before the load.
-struct plain_load {
-  template <class T>
-  T& operator()(T* address) const noexcept {
-    return *address;
-  }
-};
-
-template <prefetch_hint Hint>
-struct fiber_load {
-  fiber_context* context;
-  template <class T>
-  T& operator()(T* address) const {
-    return fiber_fetch_lines<Hint>(*context, address);
-  }
-};
 
 }  // namespace braid::detail

@@ -127,4 +127,26 @@ void run_multi_find(const S& structure, std::span<const K> keys, std::span<R> ou
   reject_technique<S, K, R, Hint>(how, name);
 }
 
+// The multi_find member of every index: a structure derives from
+//   detail::multi_find_member<itself, key type, result type>
+// and names itself (`static constexpr const char* structure_name`), and has
+//   multi_find(keys, out, technique, group)          with its default_prefetch_hint
+//   multi_find<Hint>(keys, out, technique, group)    with another prefetch hint
+// which run run_multi_find: `group` lookups in flight, out[i] the result of keys[i], a
+// technique the structure lacks, a short `out` or group 0 refused with std::invalid_argument.
+template <class Structure, class Key, class Result>
+class multi_find_member {
+ public:
+  void multi_find(std::span<const Key> keys, std::span<Result> out, technique how, std::size_t group) const {
+    run_multi_find<Structure::default_prefetch_hint>(self(), keys, out, how, group, Structure::structure_name);
+  }
+  template <prefetch_hint Hint>
+  void multi_find(std::span<const Key> keys, std::span<Result> out, technique how, std::size_t group) const {
+    run_multi_find<Hint>(self(), keys, out, how, group, Structure::structure_name);
+  }
+
+ private:
+  const Structure& self() const noexcept { return static_cast<const Structure&>(*this); }
+};
+
 }  // namespace braid::detail

@@ -1,6 +1,5 @@
-// What braid's ordered indexes (binary search tree, skip list, CSB+-tree, B+-tree) share beyond
-// the one multi_find (detail/multi_find.hpp): the two loads their plain lookups are written
-// against, and the dispatch of multi_scan. An index with range scans provides
+// The multi_scan of the ordered indexes with range scans (skip list, B+-tree), beside the one
+// multi_find of every index (detail/multi_find.hpp). An index with range scans provides
 //   scan(start, limit, visitor)                         the plain scan
 //   scan_coroutine<M>(start, limit, visitor)            the interleavable scan
 //   scan_on_fiber<Hint>(fiber_context&, start, limit, visitor)
@@ -19,28 +18,11 @@
 #include "braid/core/scheduler.hpp"
 #include "braid/index/detail/adaptive_lookups.hpp"
 #include "braid/index/detail/batch_arguments.hpp"
+#include "braid/index/detail/loads.hpp"
 #include "braid/index/detail/multi_find.hpp"
 #include "braid/index/technique.hpp"
 
 namespace braid::detail {
-
-// The load of a plain lookup: the node, where it is.
-struct ordered_plain_load {
-  template <class Node>
-  Node& operator()(Node* node) const noexcept {
-    return *node;
-  }
-};
-
-// The load of a lookup on a fiber: prefetch the node, yield to the scheduler, then read it.
-template <prefetch_hint Hint>
-struct ordered_fiber_load {
-  fiber_context& context;
-  template <class Node>
-  Node& operator()(Node* node) const {
-    return fiber_fetch<Hint>(context, node);
-  }
-};
 
 // Runs every scan request ({start, limit}) with `how`, calling visit(request index, key, value)
 // for each entry (in key order within a request; requests interleave with each other), and
