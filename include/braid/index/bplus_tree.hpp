@@ -79,7 +79,8 @@ namespace braid {
 template <std::totally_ordered Key = std::uint64_t, class Value = std::uint64_t, std::size_t NodeBytes = 256>
   requires std::is_trivially_copyable_v<Key> && std::is_trivially_copyable_v<Value> &&
            (NodeBytes % cache_line_bytes == 0) && (NodeBytes > 0)
-class bplus_tree : public detail::multi_find_member<bplus_tree<Key, Value, NodeBytes>, Key, std::optional<Value>> {
+class bplus_tree : public detail::multi_find_member<bplus_tree<Key, Value, NodeBytes>, Key, std::optional<Value>>,
+                  public detail::multi_scan_member<bplus_tree<Key, Value, NodeBytes>, Key> {
  public:
   using key_type = Key;
   using mapped_type = Value;
@@ -115,10 +116,7 @@ class bplus_tree : public detail::multi_find_member<bplus_tree<Key, Value, NodeB
   static_assert(sizeof(inner_node) == std::max(NodeBytes, node_alignment) &&
                 sizeof(leaf_node) == std::max(NodeBytes, node_alignment));
 
-  struct scan_request {
-    Key start;
-    std::size_t limit;
-  };
+  using scan_request = detail::scan_request<Key>;
 
   explicit bplus_tree(page_size pages = page_size::huge_2m) : arena_(pages) {}
 
@@ -320,15 +318,6 @@ class bplus_tree : public detail::multi_find_member<bplus_tree<Key, Value, NodeB
   template <prefetch_hint Hint = default_prefetch_hint, class Visitor>
   std::size_t scan_on_fiber(fiber_context& context, const Key& start, std::size_t limit, Visitor&& visit) const {
     return scan_with(start, limit, visit, fiber_access<Hint>{context});
-  }
-
-  // Runs every request with `how` (naive, coro or fiber; `group` scans in flight), calling
-  // visit(request index, key, value) for each entry (in key order within a request), and writes
-  // how many entries each request visited to visited[i].
-  template <prefetch_hint Hint = default_prefetch_hint, class Visitor>
-  void multi_scan(std::span<const scan_request> requests, std::span<std::size_t> visited, technique how,
-                  std::size_t group, Visitor&& visit) const {
-    detail::ordered_multi_scan<Hint>(*this, requests, visited, how, group, visit, "bplus_tree::multi_scan");
   }
 
   // Calls visit(key, value) for every entry in key order.

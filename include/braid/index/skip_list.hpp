@@ -65,7 +65,8 @@ namespace braid {
 
 template <std::totally_ordered Key = std::uint64_t, class Value = std::uint64_t>
   requires std::is_trivially_copyable_v<Key> && std::is_trivially_copyable_v<Value>
-class skip_list : public detail::multi_find_member<skip_list<Key, Value>, Key, std::optional<Value>> {
+class skip_list : public detail::multi_find_member<skip_list<Key, Value>, Key, std::optional<Value>>,
+                 public detail::multi_scan_member<skip_list<Key, Value>, Key> {
  public:
   using key_type = Key;
   using mapped_type = Value;
@@ -84,10 +85,7 @@ class skip_list : public detail::multi_find_member<skip_list<Key, Value>, Key, s
   static constexpr std::size_t node_alignment = 32;
 
   // One range scan: up to `limit` entries with key >= start, in key order.
-  struct scan_request {
-    Key start;
-    std::size_t limit;
-  };
+  using scan_request = detail::scan_request<Key>;
 
   explicit skip_list(page_size pages = page_size::huge_2m, std::uint64_t height_seed = default_height_seed)
       : arena_(pages), height_random_(height_seed) {
@@ -240,16 +238,6 @@ class skip_list : public detail::multi_find_member<skip_list<Key, Value>, Key, s
   template <prefetch_hint Hint = default_prefetch_hint, class Visitor>
   std::size_t scan_on_fiber(fiber_context& context, const Key& start, std::size_t limit, Visitor&& visit) const {
     return scan_with(start, limit, visit, fiber_line_load<Hint>{context});
-  }
-
-  // Runs every request with `how` (naive, coro or fiber; `group` scans in flight), calling
-  // visit(request index, key, value) for each entry, in key order within a request (requests
-  // interleave with each other), and writes the entries each request visited to visited[i].
-  // Throws std::invalid_argument for gp and amac, a short `visited` or group 0.
-  template <prefetch_hint Hint = default_prefetch_hint, class Visitor>
-  void multi_scan(std::span<const scan_request> requests, std::span<std::size_t> visited, technique how,
-                  std::size_t group, Visitor&& visit) const {
-    detail::ordered_multi_scan<Hint>(*this, requests, visited, how, group, visit, "skip_list::multi_scan");
   }
 
   // Calls visit(key, value) for every entry in key order.

@@ -84,4 +84,36 @@ void ordered_multi_scan(const Index& index, std::span<const Request> requests, s
                               "' is not available (naive, coro, fiber, adaptive)");
 }
 
+// A batch entry of multi_scan: up to `limit` entries from the first key >= `start`.
+template <class Key>
+struct scan_request {
+  Key start;
+  std::size_t limit;
+};
+
+// The multi_scan member of the ordered indexes with range scans: a structure derives from
+//   detail::multi_scan_member<itself, key type>
+// (and names itself as for multi_find) and has
+//   multi_scan(requests, visited, technique, group, visit)        with its default_prefetch_hint
+//   multi_scan<Hint>(requests, visited, technique, group, visit)  with another prefetch hint
+// which run ordered_multi_scan: visit(request index, key, value) for each entry, in key order
+// within a request (requests interleave with each other); visited[i] the entries request i
+// visited; gp, amac, coro_nested, a short `visited` or group 0 refused with
+// std::invalid_argument.
+template <class Structure, class Key>
+class multi_scan_member {
+ public:
+  template <class Visitor>
+  void multi_scan(std::span<const scan_request<Key>> requests, std::span<std::size_t> visited, technique how,
+                  std::size_t group, Visitor&& visit) const {
+    multi_scan<Structure::default_prefetch_hint>(requests, visited, how, group, visit);
+  }
+  template <prefetch_hint Hint, class Visitor>
+  void multi_scan(std::span<const scan_request<Key>> requests, std::span<std::size_t> visited, technique how,
+                  std::size_t group, Visitor&& visit) const {
+    ordered_multi_scan<Hint>(static_cast<const Structure&>(*this), requests, visited, how, group, visit,
+                             (std::string(Structure::structure_name) + "::multi_scan").c_str());
+  }
+};
+
 }  // namespace braid::detail
