@@ -123,15 +123,8 @@ TEST(BinarySearchTree, RandomInterleavingsOfMutationsLookupsAndScans) {
     for (int batch = 0; batch < 25; ++batch) {
       const int operations = 1 + static_cast<int>(random() % 120);
       const unsigned insert_share = batch < 10 ? 70 : 40;  // grow first, then churn
-      for (int op = 0; op < operations; ++op) {
-        const std::uint64_t key = random() % key_range;
-        if (random() % 100 < insert_share) {
-          const std::uint64_t value = random();
-          ASSERT_EQ(t.insert(key, value), oracle.emplace(key, value).second) << "insert " << key;
-        } else {
-          ASSERT_EQ(t.erase(key), oracle.erase(key) == 1) << "erase " << key;
-        }
-      }
+      apply_random_writes(t, oracle, operations, insert_share, key_range, random);
+      if (::testing::Test::HasFatalFailure()) return;
       ASSERT_EQ(t.size(), oracle.size());
       t.check_invariants();
       const auto keys = lookup_mix(oracle, 60, key_range, random);

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "braid/index/bw_tree.hpp"
+#include "index/concurrent_test_support.hpp"
 
 namespace braid::testing {
 namespace {
@@ -32,31 +33,17 @@ std::uint32_t key_check(std::uint64_t key) {
 }
 std::uint64_t encode(std::uint64_t key, std::uint64_t step) { return (step << 32) | key_check(key); }
 
-struct failure_log {
-  std::mutex mutex;
-  std::vector<std::string> messages;
-  void add(std::string message) {
-    std::lock_guard lock(mutex);
-    if (messages.size() < 20) messages.push_back(std::move(message));
-  }
-};
-
 template <class Tree>
 void writers_and_readers(int writers, int readers, int steps_per_writer, std::uint64_t key_range) {
   Tree tree;
   std::vector<std::map<std::uint64_t, std::uint64_t>> replay(static_cast<std::size_t>(writers));
   std::atomic<int> writers_done{0};
-  std::atomic<int> started{0};  // every thread waits for all: readers must overlap the writers
-  const int everyone = writers + readers;
-  auto start_together = [&] {
-    started.fetch_add(1);
-    while (started.load() < everyone) std::this_thread::yield();
-  };
+  start_line start(writers + readers);  // readers must overlap the writers
   std::atomic<std::uint64_t> reads_checked{0};
   failure_log failures;
 
   auto writer = [&](int id) {
-    start_together();
+    start.arrive_and_wait();
     std::mt19937_64 choose(static_cast<std::uint64_t>(id) + 1);
     auto& model = replay[static_cast<std::size_t>(id)];
     for (std::uint64_t step = 1; step <= static_cast<std::uint64_t>(steps_per_writer); ++step) {
@@ -73,7 +60,7 @@ void writers_and_readers(int writers, int readers, int steps_per_writer, std::ui
   };
 
   auto reader = [&](int id) {
-    start_together();
+    start.arrive_and_wait();
     std::mt19937_64 choose(static_cast<std::uint64_t>(id) + 100);
     std::unordered_map<std::uint64_t, std::uint64_t> last_step;
     std::vector<std::uint64_t> keys(48);

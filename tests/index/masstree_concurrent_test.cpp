@@ -25,6 +25,7 @@
 
 #include "braid/core/scheduler.hpp"
 #include "braid/index/masstree.hpp"
+#include "index/concurrent_test_support.hpp"
 #include "index/masstree_test_support.hpp"
 
 namespace braid::testing {
@@ -41,15 +42,6 @@ constexpr int writers = 2;
 constexpr int readers = 2;
 constexpr int steps_per_writer = 30'000;
 
-struct failure_log {
-  std::mutex mutex;
-  std::vector<std::string> messages;
-  void add(std::string message) {
-    std::lock_guard lock(mutex);
-    if (messages.size() < 20) messages.push_back(std::move(message));
-  }
-};
-
 TEST(MasstreeConcurrent, WritersAndInterleavedReadersStayLinearizable) {
   masstree<std::uint64_t> tree;
   // The key universe, split among the writers.
@@ -62,17 +54,12 @@ TEST(MasstreeConcurrent, WritersAndInterleavedReadersStayLinearizable) {
   }
   std::vector<std::map<std::string, std::uint64_t>> replay(writers);
   std::atomic<int> writers_done{0};
-  std::atomic<int> started{0};  // every thread waits for all: readers must overlap the writers
-  const int everyone = writers + readers;
-  auto start_together = [&] {
-    started.fetch_add(1);
-    while (started.load() < everyone) std::this_thread::yield();
-  };
+  start_line start(writers + readers);  // readers must overlap the writers
   std::atomic<std::uint64_t> reads_checked{0};
   failure_log failures;
 
   auto writer = [&](int id) {
-    start_together();
+    start.arrive_and_wait();
     std::mt19937_64 choose(static_cast<std::uint64_t>(id) + 1);
     std::vector<std::size_t> mine;
     for (std::size_t index = 0; index < universe.size(); ++index) {
@@ -115,7 +102,7 @@ TEST(MasstreeConcurrent, WritersAndInterleavedReadersStayLinearizable) {
   };
 
   auto reader = [&](int id) {
-    start_together();
+    start.arrive_and_wait();
     std::mt19937_64 choose(static_cast<std::uint64_t>(id) + 100);
     std::unordered_map<std::string_view, std::uint64_t> last_step;  // per key, the newest step seen
     std::vector<std::string_view> keys(64);

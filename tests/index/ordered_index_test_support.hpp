@@ -80,6 +80,22 @@ inline std::vector<std::optional<std::uint64_t>> expected_lookups(const oracle_m
   return expected;
 }
 
+// `operations` random inserts (`insert_share` percent) and erases of keys below `key_range`,
+// applied to `index` and `oracle` alike; each write must report what the oracle's did.
+template <class Index>
+void apply_random_writes(Index& index, oracle_map& oracle, int operations, unsigned insert_share,
+                         std::uint64_t key_range, std::mt19937_64& random) {
+  for (int op = 0; op < operations; ++op) {
+    const std::uint64_t key = random() % key_range;
+    if (random() % 100 < insert_share) {
+      const std::uint64_t value = random();
+      ASSERT_EQ(index.insert(key, value), oracle.emplace(key, value).second) << "insert " << key;
+    } else {
+      ASSERT_EQ(index.erase(key), oracle.erase(key) == 1) << "erase " << key;
+    }
+  }
+}
+
 // Checks index.multi_find(keys, ..., how, group) against the oracle for every technique in
 // `techniques` and every group size in `groups`; on a mismatch, names technique, group, position and key.
 template <class Index>

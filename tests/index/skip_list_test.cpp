@@ -168,15 +168,8 @@ TEST(SkipList, RandomInterleavingsOfMutationsLookupsAndScans) {
     for (int batch = 0; batch < 25; ++batch) {
       const int operations = 1 + static_cast<int>(random() % 120);
       const unsigned insert_share = batch < 10 ? 70 : 40;
-      for (int op = 0; op < operations; ++op) {
-        const std::uint64_t key = random() % key_range;
-        if (random() % 100 < insert_share) {
-          const std::uint64_t value = random();
-          ASSERT_EQ(list.insert(key, value), oracle.emplace(key, value).second) << "insert " << key;
-        } else {
-          ASSERT_EQ(list.erase(key), oracle.erase(key) == 1) << "erase " << key;
-        }
-      }
+      apply_random_writes(list, oracle, operations, insert_share, key_range, random);
+      if (::testing::Test::HasFatalFailure()) return;
       ASSERT_EQ(list.size(), oracle.size());
       list.check_invariants();
       const auto groups = rotating_group(static_cast<std::size_t>(batch));
