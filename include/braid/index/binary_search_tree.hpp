@@ -54,7 +54,8 @@
 #include "braid/core/huge_buffer.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
-#include "braid/index/detail/multi_scan.hpp"
+#include "braid/index/detail/loads.hpp"
+#include "braid/index/detail/multi_find.hpp"
 #include "braid/index/detail/ordered_node_arena.hpp"
 #include "braid/index/technique.hpp"
 
