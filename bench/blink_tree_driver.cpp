@@ -1,3 +1,5 @@
+#include "blink_tree_driver.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <memory>
@@ -5,10 +7,17 @@
 #include <stdexcept>
 
 #include "braid/core/scheduler.hpp"
-#include "braid/tasks/blink_tree/request_driver.hpp"
 #include "braid/tasks/coroutine_bridge.hpp"
 
-namespace braid::tasks::blink {
+namespace braid::bench::blink_bench {
+
+using tasks::annotated_task;
+using tasks::on_runtime_with;
+using tasks::prefetch_temporality;
+using tasks::priority;
+using tasks::runtime;
+using tasks::task_result;
+using tasks::worker;
 
 value_type request_value(key_type key, std::uint64_t index) noexcept {
   std::uint64_t mixed = key * 0x9E3779B97F4A7C15ull;
@@ -78,7 +87,7 @@ void check_batch(std::size_t batch) {
 
 // ---- the task runtime ---------------------------------------------------------------------------
 
-class runtime_driver final : public completion_sink {
+class runtime_driver final : public blink_tree_completion_sink {
  public:
   runtime_driver(blink_tree& tree, runtime& tasks, std::span<const request> requests, const driver_options& options,
                  std::span<operation_result> results)
@@ -141,22 +150,23 @@ class runtime_driver final : public completion_sink {
                                                       : operation_result{operation_status::absent, 0, 0});
                           });
         } else {
-          self.spawn(*self.allocate<lookup_task>(tree_, wanted.key, *this, index));
+          self.spawn(*self.allocate<blink_tree_lookup_task>(tree_, wanted.key, *this, index));
         }
         return;
       case request_kind::insert:
-        self.spawn(*self.allocate<write_task>(tree_, write_task::kind::upsert, wanted.key,
-                                              request_value(wanted.key, index), *this, index));
+        self.spawn(*self.allocate<blink_tree_write_task>(tree_, blink_tree_write_task::kind::upsert, wanted.key,
+                                                         request_value(wanted.key, index), *this, index));
         return;
       case request_kind::update:
-        self.spawn(*self.allocate<write_task>(tree_, write_task::kind::update, wanted.key,
-                                              request_value(wanted.key, index), *this, index));
+        self.spawn(*self.allocate<blink_tree_write_task>(tree_, blink_tree_write_task::kind::update, wanted.key,
+                                                         request_value(wanted.key, index), *this, index));
         return;
       case request_kind::erase:
-        self.spawn(*self.allocate<write_task>(tree_, write_task::kind::erase, wanted.key, 0, *this, index));
+        self.spawn(
+            *self.allocate<blink_tree_write_task>(tree_, blink_tree_write_task::kind::erase, wanted.key, 0, *this, index));
         return;
       case request_kind::scan:
-        self.spawn(*self.allocate<scan_task>(tree_, wanted.key, wanted.scan_length, *this, index));
+        self.spawn(*self.allocate<blink_tree_scan_task>(tree_, wanted.key, wanted.scan_length, *this, index));
         return;
     }
   }
@@ -267,4 +277,4 @@ run_totals run_interleaved_on_threads(blink_tree& tree, thread_runner& threads, 
   });
 }
 
-}  // namespace braid::tasks::blink
+}  // namespace braid::bench::blink_bench

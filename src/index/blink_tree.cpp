@@ -1,17 +1,23 @@
-#include "braid/tasks/blink_tree/tree.hpp"
+#include "braid/index/blink_tree/tree.hpp"
 
 #include <algorithm>
 #include <array>
 #include <sstream>
 #include <stdexcept>
 
-namespace braid::tasks {
+namespace braid {
 
-using namespace blink;
+using namespace detail::blink_tree;
+using tasks::access_frequency;
+using tasks::isolation;
+using tasks::prefetch_descriptor;
+using tasks::prefetch_temporality;
+using tasks::read_write_ratio;
+using tasks::resource_annotation;
+using tasks::resource_ptr;
 
-namespace blink {
-
-const char* to_string(node_part part) noexcept {
+const char* to_string(blink_tree_node_part part) noexcept {
+  using node_part = blink_tree_node_part;
   switch (part) {
     case node_part::none: return "none";
     case node_part::header: return "header";
@@ -22,7 +28,8 @@ const char* to_string(node_part part) noexcept {
   return "?";
 }
 
-prefetch_descriptor prefetch_of(node_part part, prefetch_temporality temporality) noexcept {
+prefetch_descriptor blink_tree_prefetch(blink_tree_node_part part, prefetch_temporality temporality) noexcept {
+  using node_part = blink_tree_node_part;
   switch (part) {
     case node_part::none: return {};
     case node_part::header: return prefetch_descriptor::bytes(sizeof(node_header), temporality);
@@ -35,15 +42,13 @@ prefetch_descriptor prefetch_of(node_part part, prefetch_temporality temporality
   return {};
 }
 
-std::string consistency_report::describe() const {
+std::string blink_tree::consistency_report::describe() const {
   std::ostringstream text;
   text << (ok ? "consistent" : "INCONSISTENT") << ": " << keys << " keys, nodes per level (leaves first):";
   for (std::size_t count : nodes_per_level) text << ' ' << count;
   for (const std::string& problem : problems) text << "\n  " << problem;
   return text.str();
 }
-
-}  // namespace blink
 
 namespace {
 
@@ -87,7 +92,7 @@ class version_unlock {
 
 }  // namespace
 
-blink_tree::blink_tree(runtime& tasks, blink_tree_options options) : runtime_(&tasks), options_(options) {
+blink_tree::blink_tree(tasks::runtime& owner, blink_tree_options options) : runtime_(&owner), options_(options) {
   resource_ptr first = make_leaf();
   root_.store(first.bits(), std::memory_order_release);
 }
@@ -429,7 +434,7 @@ blink_tree::scan_summary blink_tree::scan(key_type from, std::uint32_t limit,
 
 // ---- consistency ------------------------------------------------------------------------------
 
-consistency_report blink_tree::check(bool every_key_reachable) const {
+blink_tree::consistency_report blink_tree::check(bool every_key_reachable) const {
   consistency_report report;
   auto problem = [&](const std::string& text) {
     report.ok = false;
@@ -528,4 +533,4 @@ consistency_report blink_tree::check(bool every_key_reachable) const {
   return report;
 }
 
-}  // namespace braid::tasks
+}  // namespace braid

@@ -10,12 +10,14 @@
 #include <string>
 #include <vector>
 
-#include "braid/tasks/blink_tree/request_driver.hpp"
+#include "blink_tree_driver.hpp"
 #include "tasks/task_test_support.hpp"
 
 namespace braid::tasks::testing {
 namespace {
 
+namespace blink = braid::bench::blink_bench;
+namespace nodes = braid::detail::blink_tree;
 using blink::key_type;
 using blink::operation_result;
 using blink::operation_status;
@@ -83,7 +85,7 @@ void check_outcome(const blink_tree& tree, const workload& made, const std::vect
       default: FAIL() << context << ": unexpected request kind";
     }
   }
-  const blink::consistency_report report = tree.check();
+  const blink_tree::consistency_report report = tree.check();
   ASSERT_TRUE(report.ok) << context << ": " << report.describe();
   ASSERT_EQ(report.keys, made.filled.size() + inserted.size()) << context;
   for (const std::set<key_type>* keys : {&made.filled, static_cast<const std::set<key_type>*>(&inserted)}) {

@@ -12,12 +12,14 @@
 #include <vector>
 
 #include "braid/core/scheduler.hpp"
-#include "braid/tasks/blink_tree/request_driver.hpp"
+#include "blink_tree_driver.hpp"
 #include "tasks/task_test_support.hpp"
 
 namespace braid::tasks::testing {
 namespace {
 
+namespace blink = braid::bench::blink_bench;
+namespace nodes = braid::detail::blink_tree;
 using blink::key_type;
 using blink::operation_result;
 using blink::operation_status;
@@ -26,13 +28,13 @@ using blink::request_kind;
 using blink::value_type;
 
 TEST(BlinkNode, LayoutAndSearches) {
-  EXPECT_EQ(sizeof(blink::leaf_node), 1024u);
-  EXPECT_LE(sizeof(blink::inner_node), 1024u);
-  EXPECT_EQ(blink::leaf_node::value_line(0), 8u);    // values start at byte 544
-  EXPECT_EQ(blink::leaf_node::value_line(59), 15u);  // and end at byte 1023
+  EXPECT_EQ(sizeof(nodes::leaf_node), 1024u);
+  EXPECT_LE(sizeof(nodes::inner_node), 1024u);
+  EXPECT_EQ(nodes::leaf_node::value_line(0), 8u);    // values start at byte 544
+  EXPECT_EQ(nodes::leaf_node::value_line(59), 15u);  // and end at byte 1023
   std::mt19937_64 random(7);
-  blink::leaf_node leaf;
-  for (unsigned count = 0; count <= blink::leaf_node::capacity; ++count) {
+  nodes::leaf_node leaf;
+  for (unsigned count = 0; count <= nodes::leaf_node::capacity; ++count) {
     std::vector<key_type> keys;
     for (unsigned index = 0; index < count; ++index) keys.push_back(random() % 200);
     std::sort(keys.begin(), keys.end());
@@ -43,9 +45,9 @@ TEST(BlinkNode, LayoutAndSearches) {
       const auto lower = static_cast<unsigned>(std::lower_bound(keys.begin(), keys.end(), probe) - keys.begin());
       const auto upper = static_cast<unsigned>(std::upper_bound(keys.begin(), keys.end(), probe) - keys.begin());
       ASSERT_EQ(leaf.lower_bound(probe), lower) << "count " << keys.size() << " probe " << probe;
-      ASSERT_EQ(blink::detail::search<true>(leaf.keys, static_cast<unsigned>(keys.size()), probe), upper);
+      ASSERT_EQ(nodes::search<true>(leaf.keys, static_cast<unsigned>(keys.size()), probe), upper);
       const bool present = lower < keys.size() && keys[lower] == probe;
-      ASSERT_EQ(leaf.find(probe), present ? lower : blink::leaf_node::capacity);
+      ASSERT_EQ(leaf.find(probe), present ? lower : nodes::leaf_node::capacity);
     }
   }
 }
@@ -125,7 +127,7 @@ void expect_same_results(const std::vector<request>& requests, const std::vector
 }
 
 void expect_map_contents(const blink_tree& tree, const std::map<key_type, value_type>& map, const std::string& context) {
-  const blink::consistency_report report = tree.check();
+  const blink_tree::consistency_report report = tree.check();
   ASSERT_TRUE(report.ok) << context << ": " << report.describe();
   ASSERT_EQ(report.keys, map.size()) << context;
   std::vector<std::pair<key_type, value_type>> everything;
@@ -166,7 +168,7 @@ TEST(BlinkTree, ThreadFormGrowsFourLevelsFromAscendingAndDescendingKeys) {
       map[key] = key + 1;
     }
     EXPECT_EQ(tree.height(), 4u);
-    const blink::consistency_report report = tree.check(false);
+    const blink_tree::consistency_report report = tree.check(false);
     EXPECT_TRUE(report.ok) << report.describe();
     EXPECT_EQ(report.keys, map.size());
     for (key_type probe : {key_type{0}, key_type{1}, count / 2, count, count + 1}) {

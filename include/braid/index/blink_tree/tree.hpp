@@ -19,6 +19,12 @@
 // level never lacks a parent. Every search re-checks the high key and moves right. Deleting
 // a key never merges nodes, so no node is freed while the tree lives: no reclamation needed.
 //
+// Layer: the nodes are task-runtime resources (their latch and version words are the
+// runtime's, and every node is annotated with an owner worker and a primitive), so the whole
+// tree is the task form of an index in DESIGN's sense and includes tasks/; nothing in
+// core/ or the other indexes depends on it. Nodes and their helpers live in
+// braid::detail::blink_tree.
+//
 // Complexity: O(log_60 n) node visits per operation; memory ~1 KiB per 42 keys under random
 // inserts (nodes ~70 % full), from 2 MiB-page arenas.
 #pragma once
@@ -39,53 +45,56 @@
 #include "braid/core/fetch.hpp"
 #include "braid/core/huge_buffer.hpp"
 #include "braid/core/mode.hpp"
-#include "braid/tasks/blink_tree/node.hpp"
+#include "braid/core/prefetch.hpp"
+#include "braid/index/blink_tree/node.hpp"
 #include "braid/tasks/coroutine_bridge.hpp"  // before lookup<M>: its fetch overloads for on_runtime
 #include "braid/tasks/prefetch_descriptor.hpp"
 #include "braid/tasks/runtime.hpp"
 
-namespace braid::tasks {
-
-namespace blink {
+namespace braid {
 
 // Node parts a traversal prefetches (dissertation Fig. 5.2): none, the header line, the header
 // and half the keys (binary search starts in the middle), all keys, or the whole node.
-enum class node_part : std::uint8_t { none, header, half_keys, all_keys, whole_node };
-const char* to_string(node_part part) noexcept;
-prefetch_descriptor prefetch_of(node_part part, prefetch_temporality temporality) noexcept;
-
-struct consistency_report {
-  bool ok = true;
-  std::vector<std::string> problems;  // the first few, each naming the node and the rule
-  std::size_t keys = 0;
-  std::vector<std::size_t> nodes_per_level;  // leaves first
-  [[nodiscard]] std::string describe() const;
-};
-
-}  // namespace blink
+enum class blink_tree_node_part : std::uint8_t { none, header, half_keys, all_keys, whole_node };
+const char* to_string(blink_tree_node_part part) noexcept;
+tasks::prefetch_descriptor blink_tree_prefetch(blink_tree_node_part part, tasks::prefetch_temporality temporality) noexcept;
 
 struct blink_tree_options {
   // Synchronization: by default from the dissertation's annotations (root: excessive access;
   // inner and branch nodes: high frequency, heavy reads -> writers scheduled to the owner,
   // optimistic readers; leaves: normal frequency, balanced -> OLFIT). Or one primitive for all.
-  std::optional<primitive> inner_protocol{};
-  std::optional<primitive> leaf_protocol{};
+  std::optional<tasks::primitive> inner_protocol{};
+  std::optional<tasks::primitive> leaf_protocol{};
   // Task form prefetches: traversals and lookups the header plus half the keys,
   // non-temporal; writers half the node (all keys) with write intent; lookups and updates
   // read the value in a second step that prefetches exactly the value's line.
-  prefetch_descriptor traversal_prefetch = blink::prefetch_of(blink::node_part::half_keys, prefetch_temporality::non_temporal);
-  prefetch_descriptor insert_prefetch = prefetch_descriptor::bytes(blink::node_bytes / 2, prefetch_temporality::write);
+  tasks::prefetch_descriptor traversal_prefetch =
+      blink_tree_prefetch(blink_tree_node_part::half_keys, tasks::prefetch_temporality::non_temporal);
+  tasks::prefetch_descriptor insert_prefetch =
+      tasks::prefetch_descriptor::bytes(detail::blink_tree::node_bytes / 2, tasks::prefetch_temporality::write);
   bool value_step = true;
 };
 
 class blink_tree {
  public:
-  using key_type = blink::key_type;
-  using value_type = blink::value_type;
+  using key_type = detail::blink_tree::key_type;
+  using value_type = detail::blink_tree::value_type;
+  using resource_ptr = tasks::resource_ptr;
+  using prefetch_descriptor = tasks::prefetch_descriptor;
+  static constexpr std::size_t node_bytes = detail::blink_tree::node_bytes;
 
-  // `tasks` assigns each node an owner worker and a primitive; the tree keeps no other tie
+  // What check() found.
+  struct consistency_report {
+    bool ok = true;
+    std::vector<std::string> problems;  // the first few, each naming the node and the rule
+    std::size_t keys = 0;
+    std::vector<std::size_t> nodes_per_level;  // leaves first
+    [[nodiscard]] std::string describe() const;
+  };
+
+  // `owner` assigns each node an owner worker and a primitive; the tree keeps no other tie
   // to it and may be used by threads alone.
-  explicit blink_tree(runtime& tasks, blink_tree_options options = {});
+  explicit blink_tree(tasks::runtime& owner, blink_tree_options options = {});
   blink_tree(const blink_tree&) = delete;
   blink_tree& operator=(const blink_tree&) = delete;
   ~blink_tree();
@@ -125,15 +134,15 @@ class blink_tree {
 
   // ---- introspection ---------------------------------------------------------------------
   [[nodiscard]] resource_ptr root() const noexcept { return resource_ptr::from_bits(root_.load(std::memory_order_acquire)); }
-  [[nodiscard]] unsigned height() const noexcept { return root().as<blink::node_header>()->level + 1u; }
+  [[nodiscard]] unsigned height() const noexcept { return root().as<detail::blink_tree::node_header>()->level + 1u; }
   [[nodiscard]] std::size_t node_count() const noexcept { return nodes_.load(std::memory_order_relaxed); }
-  [[nodiscard]] std::size_t memory_bytes() const noexcept { return node_count() * blink::node_bytes; }
+  [[nodiscard]] std::size_t memory_bytes() const noexcept { return node_count() * node_bytes; }
   [[nodiscard]] std::string describe_pages() const;
   // Quiescent trees only: sorted keys, high keys, sibling chains, parent entries, and (when
   // asked) every key reachable from the root.
-  [[nodiscard]] blink::consistency_report check(bool every_key_reachable = true) const;
+  [[nodiscard]] consistency_report check(bool every_key_reachable = true) const;
   [[nodiscard]] const blink_tree_options& options() const noexcept { return options_; }
-  [[nodiscard]] runtime& owner_runtime() const noexcept { return *runtime_; }
+  [[nodiscard]] tasks::runtime& owner_runtime() const noexcept { return *runtime_; }
 
   // ---- building blocks of the task form: the caller holds the node exclusively -----------
   struct split {
@@ -164,13 +173,12 @@ class blink_tree {
   resource_ptr make_leaf();
   resource_ptr make_inner(std::uint8_t level);
   void* allocate_node();
-  const blink::leaf_node* descend_to_leaf(key_type key) const;
   // The node each level was left from on the way down: the parent candidates of a split.
   using level_path = std::array<resource_ptr, 32>;
   resource_ptr locked_leaf_for(key_type key, level_path& path);
   void insert_separator_locked(level_path& path, unsigned level, split grown);
 
-  runtime* runtime_;
+  tasks::runtime* runtime_;
   blink_tree_options options_;
   std::atomic<std::uint64_t> root_{0};
   std::atomic<std::size_t> nodes_{0};
@@ -185,8 +193,8 @@ class blink_tree {
 // ---- the coroutine lookup -----------------------------------------------------------------
 
 template <execution_mode M>
-coro<std::optional<blink::value_type>> blink_tree::lookup(key_type key) const {
-  using namespace blink;
+coro<std::optional<blink_tree::value_type>> blink_tree::lookup(key_type key) const {
+  using namespace detail::blink_tree;
   constexpr std::size_t traversal_bytes = sizeof(node_header) + inner_node::capacity / 2 * sizeof(key_type);
   resource_ptr current = root();
   for (;;) {
@@ -215,4 +223,4 @@ coro<std::optional<blink::value_type>> blink_tree::lookup(key_type key) const {
   }
 }
 
-}  // namespace braid::tasks
+}  // namespace braid
