@@ -40,6 +40,7 @@ void run_totals::add(const operation_result& result) noexcept {
     case operation_status::absent: ++absent; break;
     case operation_status::inserted: ++inserted; break;
     case operation_status::updated: ++updated; break;
+    case operation_status::present: ++present; break;
     case operation_status::erased: ++erased; break;
     case operation_status::scanned:
       scanned_entries += result.count;
@@ -54,6 +55,7 @@ run_totals& run_totals::operator+=(const run_totals& other) noexcept {
   absent += other.absent;
   inserted += other.inserted;
   updated += other.updated;
+  present += other.present;
   erased += other.erased;
   scanned_entries += other.scanned_entries;
   checksum += other.checksum;
@@ -154,7 +156,11 @@ class runtime_driver final : public blink_tree_completion_sink {
         }
         return;
       case request_kind::insert:
-        self.spawn(*self.allocate<blink_tree_write_task>(tree_, blink_tree_write_task::kind::upsert, wanted.key,
+        self.spawn(*self.allocate<blink_tree_write_task>(tree_, blink_tree_write_task::kind::insert_or_assign,
+                                                         wanted.key, request_value(wanted.key, index), *this, index));
+        return;
+      case request_kind::insert_if_absent:
+        self.spawn(*self.allocate<blink_tree_write_task>(tree_, blink_tree_write_task::kind::insert, wanted.key,
                                                          request_value(wanted.key, index), *this, index));
         return;
       case request_kind::update:
@@ -198,7 +204,11 @@ operation_result run_plainly(blink_tree& tree, const request& wanted, std::uint6
       return {operation_status::absent, 0, 0};
     case request_kind::insert: {
       const value_type value = request_value(wanted.key, index);
-      return {tree.insert(wanted.key, value) ? operation_status::inserted : operation_status::updated, value, 0};
+      return {tree.insert_or_assign(wanted.key, value) ? operation_status::inserted : operation_status::updated, value, 0};
+    }
+    case request_kind::insert_if_absent: {
+      const value_type value = request_value(wanted.key, index);
+      return {tree.insert(wanted.key, value) ? operation_status::inserted : operation_status::present, value, 0};
     }
     case request_kind::update: {
       const value_type value = request_value(wanted.key, index);
@@ -256,7 +266,7 @@ run_totals run_interleaved_on_threads(blink_tree& tree, thread_runner& threads, 
                                       std::size_t batch, std::size_t group, std::span<operation_result> results) {
   if (!results.empty() && results.size() < requests.size()) throw std::invalid_argument("request driver: results too short");
   const interleaved_scheduler scheduler{group};
-  using mode = interleaved_with<prefetch_hint::nta>;
+  using mode = interleaved_with<blink_tree::default_prefetch_hint>;
   return run_batches(threads, requests.size(), batch, [&](tally& mine, std::size_t begin, std::size_t end) {
     scheduler.run(
         end - begin,

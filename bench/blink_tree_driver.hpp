@@ -11,6 +11,9 @@
 //                               scheduler (the coroutine lookup source); writes run plainly
 //                               in between.
 //
+// An insert request upserts (insert_or_assign): a YCSB insert of a key already there
+// overwrites its value and counts as an update, as std::map::insert_or_assign would.
+//
 // Part of the benchmark harness (braid-bench and the B-link tree tests use it), not of the
 // library.
 //
@@ -34,7 +37,9 @@ using value_type = blink_tree::value_type;
 using operation_status = blink_tree_operation_status;
 using operation_result = blink_tree_operation_result;
 
-enum class request_kind : std::uint8_t { insert, read, update, erase, scan };
+// insert: insert_or_assign (the YCSB insert); insert_if_absent: insert, a present key keeps
+// its value and the result says `present`.
+enum class request_kind : std::uint8_t { insert, read, update, erase, scan, insert_if_absent };
 
 struct request {
   key_type key = 0;
@@ -53,6 +58,7 @@ struct run_totals {
   std::uint64_t absent = 0;
   std::uint64_t inserted = 0;
   std::uint64_t updated = 0;
+  std::uint64_t present = 0;  // inserts that found the key and kept it
   std::uint64_t erased = 0;
   std::uint64_t scanned_entries = 0;
   value_type checksum = 0;  // sum of the values lookups found and scans saw

@@ -155,12 +155,13 @@ resource_ptr blink_tree::make_inner(std::uint8_t level) {
 
 // ---- structure changes (the caller holds the node exclusively) ------------------------------
 
-blink_tree::leaf_write blink_tree::leaf_upsert(resource_ptr leaf_pointer, key_type key, value_type value) {
+blink_tree::leaf_write blink_tree::leaf_insert(resource_ptr leaf_pointer, key_type key, value_type value,
+                                               if_present present) {
   auto& leaf = *leaf_pointer.as<leaf_node>();
   const unsigned count = leaf.entries();
   const unsigned position = leaf.lower_bound(key);
   if (position < count && leaf.keys[position].load(std::memory_order_relaxed) == key) {
-    leaf.values[position].store(value, std::memory_order_relaxed);
+    if (present == if_present::assign) leaf.values[position].store(value, std::memory_order_relaxed);
     return {};
   }
   if (count < leaf_node::capacity) {
@@ -367,15 +368,24 @@ void blink_tree::insert_separator_locked(level_path& path, unsigned level, split
   }
 }
 
-bool blink_tree::insert(key_type key, value_type value) {
+// Both inserts: the leaf that covers `key` is latched (its version word) before the key is
+// looked for, so deciding "absent" and adding the key are one critical section; a concurrent
+// insert of the same key waits for the latch and then finds it.
+bool blink_tree::insert_locked(key_type key, value_type value, if_present present) {
   level_path path{};
   const resource_ptr leaf = locked_leaf_for(key, path);
   version_unlock unlock(leaf);
-  const leaf_write written = leaf_upsert(leaf, key, value);
+  const leaf_write written = leaf_insert(leaf, key, value, present);
   if (!written.grown || grow_root(leaf, written.grown)) return written.inserted;
   unlock.release_now();
   insert_separator_locked(path, 1, written.grown);
   return written.inserted;
+}
+
+bool blink_tree::insert(key_type key, value_type value) { return insert_locked(key, value, if_present::keep); }
+
+bool blink_tree::insert_or_assign(key_type key, value_type value) {
+  return insert_locked(key, value, if_present::assign);
 }
 
 bool blink_tree::update(key_type key, value_type value) {

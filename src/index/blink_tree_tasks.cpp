@@ -131,9 +131,14 @@ task_result blink_tree_write_task::write_leaf(worker& self) {
     case kind::erase:
       status_ = tree_->leaf_erase(leaf, key_) ? operation_status::erased : operation_status::absent;
       break;
-    case kind::upsert: {
-      const blink_tree::leaf_write written = tree_->leaf_upsert(leaf, key_, value_);
-      status_ = written.inserted ? operation_status::inserted : operation_status::updated;
+    case kind::insert:
+    case kind::insert_or_assign: {
+      const bool assign = operation_ == kind::insert_or_assign;
+      const blink_tree::leaf_write written =
+          tree_->leaf_insert(leaf, key_, value_, assign ? blink_tree::if_present::assign : blink_tree::if_present::keep);
+      status_ = written.inserted ? operation_status::inserted
+                : assign         ? operation_status::updated
+                                 : operation_status::present;
       if (written.grown && !tree_->grow_root(leaf, written.grown)) {
         const bool parent_known = parent_ && parent_.as<node_header>()->level == 1;
         tree_->separator_started();

@@ -59,7 +59,8 @@ std::vector<request> random_requests(std::uint64_t seed, std::size_t count, key_
   for (request& each : requests) {
     each.key = random() % domain * 7919;  // spread, with gaps for misses
     const unsigned dice = static_cast<unsigned>(random() % 100);
-    each.kind = dice < 45   ? request_kind::insert
+    each.kind = dice < 30   ? request_kind::insert
+                : dice < 45 ? request_kind::insert_if_absent
                 : dice < 75 ? request_kind::read
                 : dice < 85 ? request_kind::update
                 : dice < 95 ? request_kind::erase
@@ -86,6 +87,11 @@ std::vector<operation_result> expected_results(const std::vector<request>& reque
       case request_kind::insert: {
         const bool fresh = map.insert_or_assign(wanted.key, written).second;
         results.push_back({fresh ? operation_status::inserted : operation_status::updated, written, 0});
+        break;
+      }
+      case request_kind::insert_if_absent: {
+        const bool fresh = map.try_emplace(wanted.key, written).second;
+        results.push_back({fresh ? operation_status::inserted : operation_status::present, written, 0});
         break;
       }
       case request_kind::update: {
@@ -115,8 +121,9 @@ void expect_same_results(const std::vector<request>& requests, const std::vector
                          const std::vector<operation_result>& actual, const std::string& context) {
   ASSERT_EQ(expected.size(), actual.size());
   for (std::size_t index = 0; index < expected.size(); ++index) {
-    const bool writes = requests[index].kind == request_kind::insert || requests[index].kind == request_kind::update ||
-                        requests[index].kind == request_kind::erase;
+    const request_kind kind = requests[index].kind;
+    const bool writes = kind == request_kind::insert || kind == request_kind::insert_if_absent ||
+                        kind == request_kind::update || kind == request_kind::erase;
     ASSERT_EQ(static_cast<int>(actual[index].status), static_cast<int>(expected[index].status))
         << context << " request " << index << " key " << requests[index].key;
     if (!writes) {
@@ -164,7 +171,7 @@ TEST(BlinkTree, ThreadFormGrowsFourLevelsFromAscendingAndDescendingKeys) {
     constexpr key_type count = 200'000;
     for (key_type index = 0; index < count; ++index) {
       const key_type key = ascending ? index : count - index;
-      tree.insert(key, key + 1);
+      ASSERT_TRUE(tree.insert(key, key + 1)) << key;
       map[key] = key + 1;
     }
     EXPECT_EQ(tree.height(), 4u);
@@ -176,6 +183,47 @@ TEST(BlinkTree, ThreadFormGrowsFourLevelsFromAscendingAndDescendingKeys) {
       EXPECT_EQ(tree.find(probe), expected == map.end() ? std::nullopt : std::optional<value_type>(expected->second));
     }
   }
+}
+
+// The index protocol's writes, key by key: insert adds only an absent key, insert_or_assign
+// adds or overwrites, erase removes; each says what it did. Enough keys for three levels, so
+// both also run through splits.
+TEST(BlinkTree, InsertAddsIfAbsentAndInsertOrAssignOverwrites) {
+  runtime tasks(test_config(1));
+  blink_tree tree(tasks);
+  constexpr key_type count = 5'000;
+  for (key_type key = 0; key < count; ++key) {
+    const key_type spread = key * 7919 % count;  // every key once, out of order
+    if (spread % 2 == 0) {
+      ASSERT_TRUE(tree.insert(spread, spread + 1)) << spread;
+    } else {
+      ASSERT_TRUE(tree.insert_or_assign(spread, spread + 1)) << spread;
+    }
+  }
+  EXPECT_GE(tree.height(), 2u);
+  for (key_type key = 0; key < count; ++key) {
+    ASSERT_FALSE(tree.insert(key, 0)) << "present key " << key;
+    ASSERT_EQ(tree.find(key), key + 1) << "insert must keep the present value, key " << key;
+  }
+  for (key_type key = 0; key < count; key += 2) {
+    ASSERT_FALSE(tree.insert_or_assign(key, key + 2)) << "overwrites, key " << key;
+    ASSERT_EQ(tree.find(key), key + 2) << key;
+  }
+  for (key_type key = 1; key < count; key += 2) ASSERT_EQ(tree.find(key), key + 1) << key;
+  EXPECT_FALSE(tree.find(count).has_value());
+  EXPECT_TRUE(tree.insert(count, 9));
+  EXPECT_TRUE(tree.erase(count));
+  EXPECT_FALSE(tree.erase(count));
+  EXPECT_FALSE(tree.find(count).has_value());
+  EXPECT_TRUE(tree.insert_or_assign(count, 10));  // absent again: insert_or_assign adds
+  EXPECT_EQ(tree.find(count), 10u);
+  EXPECT_TRUE(tree.erase(count));
+  EXPECT_TRUE(tree.insert(count, 11));  // and insert adds it back
+  EXPECT_EQ(tree.find(count), 11u);
+  const blink_tree::consistency_report report = tree.check();
+  EXPECT_TRUE(report.ok) << report.describe();
+  EXPECT_EQ(report.keys, count + 1);
+  static_assert(blink_tree::default_prefetch_hint == prefetch_hint::nta);
 }
 
 runtime_config sequential_task_config() {
@@ -226,6 +274,8 @@ TEST(BlinkTree, EmptyTreeAndEdgeKeys) {
       {~key_type{0}, 0, request_kind::insert}, {0, 0, request_kind::insert},   {~key_type{0}, 0, request_kind::read},
       {0, 3, request_kind::scan},        {~key_type{0}, 2, request_kind::scan}, {1, 0, request_kind::erase},
       {0, 0, request_kind::update},      {0, 0, request_kind::erase},          {0, 0, request_kind::read},
+      {0, 0, request_kind::insert_if_absent}, {0, 0, request_kind::insert_if_absent}, {0, 0, request_kind::read},
+      {~key_type{0}, 0, request_kind::insert_if_absent},
   };
   std::map<key_type, value_type> map;
   const std::vector<operation_result> expected = expected_results(requests, map);

@@ -3,8 +3,10 @@
 //
 //   braid::tasks::runtime workers({.workers = 2});
 //   braid::blink_tree tree(workers);
-//   tree.insert(42, 7);
-//   std::optional<std::uint64_t> v = tree.find(42);      // 7
+//   tree.insert(42, 7);                                  // adds: true
+//   tree.insert(42, 8);                                  // present, kept: false
+//   tree.insert_or_assign(42, 9);                        // overwrites: false
+//   std::optional<std::uint64_t> v = tree.find(42);      // 9
 //
 // This header is the tree (blink_tree/tree.hpp: the class, its thread form and the coroutine
 // lookup) with its nodes (blink_tree/node.hpp); the operations as tasks are in

@@ -8,7 +8,7 @@
 //   blink_tree_lookup_task     reader all the way; at the leaf a search step finds the key's
 //                              slot, then a value step, annotated with exactly the value's
 //                              cache line, reads it;
-//   blink_tree_write_task      insert (upsert), update, erase:
+//   blink_tree_write_task      insert (add if absent), insert_or_assign, update, erase:
 //                              readers down to the branch level, which annotates the leaf step
 //                              as a writer (the branch node type exists for this: the writer
 //                              decision is known one level up, without touching the leaf).
@@ -20,7 +20,8 @@
 //
 // Every step re-checks the high key and moves right. Results go to a completion sink on the
 // worker that finished the operation; readers deliver through when_validated, so a result is
-// only ever reported from a validated read.
+// only ever reported from a validated read. An insert decides "absent" and adds the key in
+// one writer step on the leaf, so two inserts of one key add it once.
 #pragma once
 
 #include <cstdint>
@@ -31,8 +32,8 @@
 
 namespace braid {
 
-// What an operation did.
-enum class blink_tree_operation_status : std::uint8_t { found, absent, inserted, updated, erased, scanned };
+// What an operation did. `present`: an insert found the key and left its value as it was.
+enum class blink_tree_operation_status : std::uint8_t { found, absent, inserted, updated, erased, scanned, present };
 
 struct blink_tree_operation_result {
   blink_tree_operation_status status = blink_tree_operation_status::absent;
@@ -78,7 +79,7 @@ class blink_tree_lookup_task : public tasks::annotated_task<blink_tree_lookup_ta
 
 class blink_tree_write_task : public tasks::annotated_task<blink_tree_write_task> {
  public:
-  enum class kind : std::uint8_t { upsert, update, erase };
+  enum class kind : std::uint8_t { insert, insert_or_assign, update, erase };
 
   blink_tree_write_task(blink_tree& tree, kind operation, blink_tree::key_type key, blink_tree::value_type value,
                         blink_tree_completion_sink& sink, std::uint64_t request) noexcept

@@ -5,8 +5,8 @@
 //    node it visits, so the runtime prefetches each node a few tasks ahead and wraps the
 //    node's primitive around each step (inner nodes: optimistic reads, writers scheduled to
 //    the owner; leaves: OLFIT);
-//  - by plain threads (find / insert / update / erase / scan below): optimistic lock
-//    coupling, the in-run baseline;
+//  - by plain threads (find / insert / insert_or_assign / update / erase / scan below):
+//    optimistic lock coupling, the in-run baseline;
 //  - as one coroutine source, `lookup<M>`, run sequentially, interleaved on a thread, or as
 //    tasks through the coroutine bridge (M = tasks::on_runtime).
 // One form at a time: the task form's scheduled writers do not take the version latch that
@@ -18,6 +18,9 @@
 // a separate task. The root splits synchronously, inside its writer's critical section, so a
 // level never lacks a parent. Every search re-checks the high key and moves right. Deleting
 // a key never merges nodes, so no node is freed while the tree lives: no reclamation needed.
+//
+// Writes speak the index protocol: `insert` adds an absent key and leaves a present one as it
+// is, `insert_or_assign` adds or overwrites, `erase` removes; each reports what it did.
 //
 // Layer: the nodes are task-runtime resources (their latch and version words are the
 // runtime's, and every node is annotated with an owner worker and a primitive), so the whole
@@ -82,6 +85,9 @@ class blink_tree {
   using resource_ptr = tasks::resource_ptr;
   using prefetch_descriptor = tasks::prefetch_descriptor;
   static constexpr std::size_t node_bytes = detail::blink_tree::node_bytes;
+  // Hint of the interleaved lookups unless told otherwise: non-temporal, as the task form's
+  // traversals and the request drivers prefetch (a node is read once per descent).
+  static constexpr prefetch_hint default_prefetch_hint = prefetch_hint::nta;
 
   // What check() found.
   struct consistency_report {
@@ -101,8 +107,11 @@ class blink_tree {
 
   // ---- plain operations: any thread, concurrently (optimistic lock coupling) -------------
   [[nodiscard]] std::optional<value_type> find(key_type key) const;
-  // Inserts, or replaces the value of an existing key; true when the key is new.
+  // Adds the key if it is absent; true when it did. A present key keeps its value.
   bool insert(key_type key, value_type value);
+  // Adds the key, or replaces the value of a present one; true when it added, false when it
+  // overwrote.
+  bool insert_or_assign(key_type key, value_type value);
   // Replaces the value of an existing key; false when absent.
   bool update(key_type key, value_type value);
   // Removes the key; false when absent. Nodes are never merged.
@@ -154,8 +163,12 @@ class blink_tree {
     bool inserted = false;
     split grown{};
   };
-  // Inserts or replaces; splits a full leaf (the new right leaf is linked before return).
-  leaf_write leaf_upsert(resource_ptr leaf, key_type key, value_type value);
+  // What a write to a present key does: keep its value (insert) or replace it
+  // (insert_or_assign).
+  enum class if_present : std::uint8_t { keep, assign };
+  // Adds the key when absent, splitting a full leaf (the new right leaf is linked before
+  // return); a present key is kept or assigned as `present` says. `inserted`: whether it added.
+  leaf_write leaf_insert(resource_ptr leaf, key_type key, value_type value, if_present present);
   bool leaf_update(resource_ptr leaf, unsigned index_hint, key_type key, value_type value);
   bool leaf_erase(resource_ptr leaf, key_type key);
   // Inserts a separator and the child right of it; splits a full node.
@@ -177,6 +190,7 @@ class blink_tree {
   using level_path = std::array<resource_ptr, 32>;
   resource_ptr locked_leaf_for(key_type key, level_path& path);
   void insert_separator_locked(level_path& path, unsigned level, split grown);
+  bool insert_locked(key_type key, value_type value, if_present present);
 
   tasks::runtime* runtime_;
   blink_tree_options options_;
