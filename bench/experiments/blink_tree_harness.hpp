@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "braid/tasks/blink_tree/request_driver.hpp"
-#include "braid/tasks/blink_tree/tree.hpp"
+#include "blink_tree_driver.hpp"
+#include "braid/index/blink_tree.hpp"
 #include "braid/tasks/runtime.hpp"
 #include "experiment.hpp"
 #include "measure.hpp"
@@ -18,9 +18,6 @@
 #include "workload_files.hpp"
 
 namespace braid::bench::blink_bench {
-
-using tasks::blink::request;
-using tasks::blink::request_kind;
 
 inline std::vector<request> to_requests(const std::vector<workload_operation>& operations) {
   std::vector<request> requests;
@@ -48,7 +45,7 @@ struct ycsb_input {
 // Footprint of a tree filled by `records` random inserts: leaves ~70 % full (42 of 60), the
 // levels above add ~2.5 %.
 inline std::size_t tree_bytes_estimate(std::uint64_t records) {
-  return static_cast<std::size_t>(static_cast<double>(records) / 42.0 * 1.025 * tasks::blink::node_bytes) + (2u << 20);
+  return static_cast<std::size_t>(static_cast<double>(records) / 42.0 * 1.025 * blink_tree::node_bytes) + (2u << 20);
 }
 
 // --workload FILL RUN when given (read whole and validated first), else YCSB generated in memory.
@@ -72,7 +69,7 @@ inline ycsb_input ycsb_input_for(run_context& context, ycsb_workload workload, c
 }
 
 // Where a technique's checksum comes from: what lookups found and scans saw, plus counts.
-inline std::uint64_t checksum_of(const tasks::blink::run_totals& totals) {
+inline std::uint64_t checksum_of(const run_totals& totals) {
   return totals.checksum + totals.found * 3 + totals.absent * 5 + totals.inserted * 7 + totals.updated * 11 +
          totals.erased * 13 + totals.scanned_entries * 17;
 }
@@ -81,7 +78,7 @@ inline std::uint64_t checksum_of(const tasks::blink::run_totals& totals) {
 struct task_setting {
   std::string name;
   tasks::prefetch_distance distance;
-  tasks::blink::lookup_form lookups = tasks::blink::lookup_form::tasks;
+  lookup_form lookups = lookup_form::tasks;
 };
 
 inline std::vector<task_setting> distance_settings(const std::vector<unsigned>& fixed_distances, bool with_bridge) {
@@ -91,7 +88,7 @@ inline std::vector<task_setting> distance_settings(const std::vector<unsigned>& 
   }
   settings.push_back({"tasks-auto", tasks::prefetch_distance::automatic()});
   if (with_bridge) {
-    settings.push_back({"coro-on-tasks-auto", tasks::prefetch_distance::automatic(), tasks::blink::lookup_form::coroutine_bridge});
+    settings.push_back({"coro-on-tasks-auto", tasks::prefetch_distance::automatic(), lookup_form::coroutine_bridge});
   }
   return settings;
 }
@@ -127,7 +124,7 @@ inline void set_speedups(result_row& row, const std::vector<measurement>& measur
 }
 
 // Notes every experiment of this family records.
-inline void note_runtime(run_context& context, const tasks::runtime& runtime, const tasks::blink_tree& tree,
+inline void note_runtime(run_context& context, const tasks::runtime& runtime, const blink_tree& tree,
                          const std::string& workload) {
   context.note("workload", workload);
   context.note("tree_pages", tree.describe_pages());

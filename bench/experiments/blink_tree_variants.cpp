@@ -28,10 +28,9 @@ namespace braid::bench {
 namespace {
 
 using namespace blink_bench;
-using tasks::blink_tree;
 using tasks::prefetch_descriptor;
 using tasks::prefetch_temporality;
-using tasks::blink::node_part;
+using node_part = blink_tree_node_part;
 
 // What every experiment of this file starts from: sizes, workers, the YCSB-C input.
 struct variant_setup {
@@ -76,7 +75,7 @@ void measure_and_emit(run_context& context, unsigned repetitions, std::vector<te
 }
 
 void require_consistent(const blink_tree& tree, const std::string& what) {
-  const tasks::blink::consistency_report report = tree.check(false);
+  const blink_tree::consistency_report report = tree.check(false);
   if (!report.ok) throw std::logic_error(what + ": the filled tree is inconsistent: " + report.describe());
 }
 
@@ -91,8 +90,8 @@ struct part_choice {
 std::vector<part_choice> lookup_part_choices() {
   std::vector<part_choice> choices = {{"none", node_part::none, prefetch_temporality::non_temporal}};
   for (node_part part : {node_part::header, node_part::half_keys, node_part::all_keys, node_part::whole_node}) {
-    choices.push_back({std::string(tasks::blink::to_string(part)) + "-nta", part, prefetch_temporality::non_temporal});
-    choices.push_back({std::string(tasks::blink::to_string(part)) + "-t0", part, prefetch_temporality::temporal});
+    choices.push_back({std::string(to_string(part)) + "-nta", part, prefetch_temporality::non_temporal});
+    choices.push_back({std::string(to_string(part)) + "-t0", part, prefetch_temporality::temporal});
   }
   return choices;
 }
@@ -103,12 +102,12 @@ struct insert_choice {
   prefetch_descriptor insert;
 };
 
-std::vector<insert_choice> insert_choices(const tasks::blink_tree_options& defaults) {
-  using tasks::blink::node_bytes;
+std::vector<insert_choice> insert_choices(const blink_tree_options& defaults) {
+  constexpr std::size_t node_bytes = blink_tree::node_bytes;
   return {
       {"insert-none", {}, {}},
       {"insert-header-write", defaults.traversal_prefetch,
-       tasks::blink::prefetch_of(node_part::header, prefetch_temporality::write)},
+       blink_tree_prefetch(node_part::header, prefetch_temporality::write)},
       {"insert-half-node-write", defaults.traversal_prefetch, defaults.insert_prefetch},
       {"insert-whole-node-write", defaults.traversal_prefetch,
        prefetch_descriptor::bytes(node_bytes, prefetch_temporality::write)},
@@ -123,8 +122,8 @@ void run_blink_tree_prefetch_parts(run_context& context) {
   for (unsigned workers : setup.worker_counts) {
     tasks::runtime runtime({.workers = workers, .distance = tasks::prefetch_distance::fixed(2)});
     blink_tree tree(runtime);
-    tree.reserve(tree_bytes_estimate(input.fill.size()) / tasks::blink::node_bytes * 6 / 5);
-    const tasks::blink_tree_options defaults = tree.options();
+    tree.reserve(tree_bytes_estimate(input.fill.size()) / blink_tree::node_bytes * 6 / 5);
+    const blink_tree_options defaults = tree.options();
 
     std::vector<technique_run> fills;
     for (const insert_choice& choice : insert_choices(defaults)) {
@@ -132,14 +131,14 @@ void run_blink_tree_prefetch_parts(run_context& context) {
       fills.push_back({choice.name, [&, choice] {
                          tree.clear();
                          tree.set_prefetch(choice.traversal, choice.insert, defaults.value_step);
-                         return checksum_of(tasks::blink::run_on_runtime(tree, runtime, input.fill));
+                         return checksum_of(run_on_runtime(tree, runtime, input.fill));
                        }});
     }
     measure_and_emit(context, setup.repetitions, fills, "blink-tree-prefetch-parts", "fill", workers,
                      input.fill.size(), [&] { return tree.memory_bytes(); }, "insert-none", "insert-none");
     if (fills.empty()) {
       tree.clear();
-      tasks::blink::run_on_runtime(tree, runtime, input.fill);
+      run_on_runtime(tree, runtime, input.fill);
     }
     require_consistent(tree, "blink-tree-prefetch-parts");
 
@@ -150,9 +149,9 @@ void run_blink_tree_prefetch_parts(run_context& context) {
       reads.push_back({choice.name, [&, choice] {
                          // Without any prefetch the value is read in the leaf's own task.
                          const bool value_step = choice.part != node_part::none;
-                         tree.set_prefetch(tasks::blink::prefetch_of(choice.part, choice.temporality),
+                         tree.set_prefetch(blink_tree_prefetch(choice.part, choice.temporality),
                                            defaults.insert_prefetch, value_step);
-                         return checksum_of(tasks::blink::run_on_runtime(tree, runtime, input.run));
+                         return checksum_of(run_on_runtime(tree, runtime, input.run));
                        }});
     }
     std::vector<part_choice> choices = lookup_part_choices();
@@ -160,10 +159,10 @@ void run_blink_tree_prefetch_parts(run_context& context) {
                      [&] { return tree.memory_bytes(); }, "none", "none", [&](result_row& row, const std::string& name) {
                        for (const part_choice& choice : choices) {
                          if (choice.name != name) continue;
-                         row.set("node_part", tasks::blink::to_string(choice.part))
+                         row.set("node_part", to_string(choice.part))
                              .set("prefetch_lines",
                                   static_cast<std::int64_t>(
-                                      tasks::blink::prefetch_of(choice.part, choice.temporality).line_count()));
+                                      blink_tree_prefetch(choice.part, choice.temporality).line_count()));
                        }
                      });
     tree.set_prefetch(defaults.traversal_prefetch, defaults.insert_prefetch, defaults.value_step);
@@ -192,7 +191,7 @@ void run_blink_tree_reclamation(run_context& context) {
   for (unsigned workers : setup.worker_counts) {
     tasks::runtime runtime({.workers = workers, .distance = tasks::prefetch_distance::fixed(2)});
     blink_tree tree(runtime);
-    tree.reserve(tree_bytes_estimate(input.fill.size()) / tasks::blink::node_bytes * 6 / 5);
+    tree.reserve(tree_bytes_estimate(input.fill.size()) / blink_tree::node_bytes * 6 / 5);
 
     std::vector<technique_run> fills;
     std::vector<technique_run> reads;
@@ -202,18 +201,18 @@ void run_blink_tree_reclamation(run_context& context) {
       fills.push_back({name, [&, mode] {
                          tree.clear();
                          runtime.set_reclamation(mode);
-                         return checksum_of(tasks::blink::run_on_runtime(tree, runtime, input.fill));
+                         return checksum_of(run_on_runtime(tree, runtime, input.fill));
                        }});
       reads.push_back({name, [&, mode] {
                          runtime.set_reclamation(mode);
-                         return checksum_of(tasks::blink::run_on_runtime(tree, runtime, input.run));
+                         return checksum_of(run_on_runtime(tree, runtime, input.run));
                        }});
     }
     measure_and_emit(context, setup.repetitions, fills, "blink-tree-reclamation", "fill", workers, input.fill.size(),
                      [&] { return tree.memory_bytes(); }, "none", "none");
     if (fills.empty()) {
       tree.clear();
-      tasks::blink::run_on_runtime(tree, runtime, input.fill);
+      run_on_runtime(tree, runtime, input.fill);
     }
     require_consistent(tree, "blink-tree-reclamation");
     measure_and_emit(context, setup.repetitions, reads, "blink-tree-reclamation", "read-" + setup.distribution.describe(), workers,
@@ -255,7 +254,7 @@ std::vector<sync_choice> sync_choices() {
 
 // YCSB-A's reads may see either side of a concurrent update of their key: the techniques
 // agree on what was done, not on which value a read saw.
-std::uint64_t counts_checksum(const tasks::blink::run_totals& totals) {
+std::uint64_t counts_checksum(const run_totals& totals) {
   return totals.found * 3 + totals.absent * 5 + totals.inserted * 7 + totals.updated * 11 + totals.erased * 13;
 }
 
@@ -282,22 +281,22 @@ void run_blink_tree_sync(run_context& context) {
     std::vector<tree_under_test> trees;
     for (const sync_choice& choice : choices) {
       if (!context.selected(choice.name)) continue;
-      tasks::blink_tree_options options;
+      blink_tree_options options;
       options.inner_protocol = choice.protocol;
       options.leaf_protocol = choice.protocol;
       trees.push_back({choice.name, std::make_unique<blink_tree>(runtime, options), false});
     }
     if (context.selected("threads-olc")) trees.push_back({"threads-olc", std::make_unique<blink_tree>(runtime), true});
-    for (tree_under_test& each : trees) each.tree->reserve(tree_bytes_estimate(fill.size()) / tasks::blink::node_bytes * 6 / 5);
+    for (tree_under_test& each : trees) each.tree->reserve(tree_bytes_estimate(fill.size()) / blink_tree::node_bytes * 6 / 5);
 
     auto passes_for = [&](const std::vector<request>& requests, bool clear_first, bool values_comparable) {
       std::vector<technique_run> passes;
       for (tree_under_test& each : trees) {
         passes.push_back({each.name, [&, clear_first, values_comparable] {
                             if (clear_first) each.tree->clear();
-                            const tasks::blink::run_totals totals =
-                                each.thread_form ? tasks::blink::run_on_threads(*each.tree, threads, requests)
-                                                 : tasks::blink::run_on_runtime(*each.tree, runtime, requests);
+                            const run_totals totals =
+                                each.thread_form ? run_on_threads(*each.tree, threads, requests)
+                                                 : run_on_runtime(*each.tree, runtime, requests);
                             return values_comparable ? checksum_of(totals) : counts_checksum(totals);
                           }});
       }

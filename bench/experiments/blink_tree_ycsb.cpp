@@ -51,8 +51,8 @@ void run_blink_tree_ycsb(run_context& context) {
   for (unsigned workers : worker_counts) {
     tasks::runtime runtime({.workers = workers, .latency = latency});
     thread_runner threads(workers);
-    tasks::blink_tree tree(runtime);
-    tree.reserve(tree_bytes_estimate(fill.size()) / tasks::blink::node_bytes * 6 / 5);
+    blink_tree tree(runtime);
+    tree.reserve(tree_bytes_estimate(fill.size()) / blink_tree::node_bytes * 6 / 5);
 
     // ---- fill phase: every pass clears the tree and inserts every record ----------------
     std::vector<technique_run> fills;
@@ -61,13 +61,13 @@ void run_blink_tree_ycsb(run_context& context) {
       fills.push_back({setting.name, [&, setting] {
                          tree.clear();
                          runtime.set_prefetch_distance(setting.distance);
-                         return checksum_of(tasks::blink::run_on_runtime(tree, runtime, fill));
+                         return checksum_of(run_on_runtime(tree, runtime, fill));
                        }});
     }
     if (context.selected("threads-olc")) {
       fills.push_back({"threads-olc", [&] {
                          tree.clear();
-                         return checksum_of(tasks::blink::run_on_threads(tree, threads, fill));
+                         return checksum_of(run_on_threads(tree, threads, fill));
                        }});
     }
     if (!fills.empty()) {
@@ -81,9 +81,9 @@ void run_blink_tree_ycsb(run_context& context) {
       }
     } else {
       tree.clear();
-      tasks::blink::run_on_runtime(tree, runtime, fill);
+      run_on_runtime(tree, runtime, fill);
     }
-    const tasks::blink::consistency_report report = tree.check(false);
+    const blink_tree::consistency_report report = tree.check(false);
     if (!report.ok) throw std::logic_error("blink-tree-ycsb: the filled tree is inconsistent: " + report.describe());
     context.note("tree", std::to_string(fill.size()) + " keys, height " + std::to_string(tree.height()) + ", " +
                              format_bytes(tree.memory_bytes()) + " in " + std::to_string(tree.node_count()) + " nodes");
@@ -97,15 +97,15 @@ void run_blink_tree_ycsb(run_context& context) {
         if (!context.selected(setting.name)) continue;
         passes.push_back({setting.name, [&, setting] {
                             runtime.set_prefetch_distance(setting.distance);
-                            return checksum_of(tasks::blink::run_on_runtime(tree, runtime, reads, {.lookups = setting.lookups}));
+                            return checksum_of(run_on_runtime(tree, runtime, reads, {.lookups = setting.lookups}));
                           }});
       }
       if (context.selected("threads-olc")) {
-        passes.push_back({"threads-olc", [&] { return checksum_of(tasks::blink::run_on_threads(tree, threads, reads)); }});
+        passes.push_back({"threads-olc", [&] { return checksum_of(run_on_threads(tree, threads, reads)); }});
       }
       if (context.selected("coro-interleaved")) {
         passes.push_back({"coro-interleaved", [&] {
-                            return checksum_of(tasks::blink::run_interleaved_on_threads(tree, threads, reads, 500, group));
+                            return checksum_of(run_interleaved_on_threads(tree, threads, reads, 500, group));
                           }});
       }
       if (passes.empty()) continue;

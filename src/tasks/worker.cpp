@@ -8,6 +8,7 @@
 
 #include "braid/core/cycles.hpp"
 #include "braid/core/prefetch.hpp"
+#include "braid/tasks/detail/latches.hpp"
 #include "braid/tasks/runtime.hpp"
 #include "braid/tasks/squad.hpp"
 
@@ -27,103 +28,12 @@ namespace {
 
 constinit thread_local worker* current_worker_of_thread = nullptr;
 
-inline void cpu_relax() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  _mm_pause();
-#endif
-}
-
-// Spinlock on the latch word (test and test-and-set).
-class spin_guard {
- public:
-  explicit spin_guard(std::atomic<std::uint32_t>& latch) noexcept : latch_(latch) {
-    while (latch_.exchange(1, std::memory_order_acquire) != 0) {
-      while (latch_.load(std::memory_order_relaxed) != 0) cpu_relax();
-    }
-  }
-  ~spin_guard() { latch_.store(0, std::memory_order_release); }
-  spin_guard(const spin_guard&) = delete;
-  spin_guard& operator=(const spin_guard&) = delete;
-
- private:
-  std::atomic<std::uint32_t>& latch_;
-};
-
-// Reader/writer latch: bit 31 marks a writer (set first, so new readers wait: writers are
-// not starved), the low bits count readers.
-constexpr std::uint32_t writer_bit = 1u << 31;
-
-class shared_guard {
- public:
-  explicit shared_guard(std::atomic<std::uint32_t>& latch) noexcept : latch_(latch) {
-    for (;;) {
-      std::uint32_t state = latch_.load(std::memory_order_relaxed);
-      if ((state & writer_bit) == 0 &&
-          latch_.compare_exchange_weak(state, state + 1, std::memory_order_acquire, std::memory_order_relaxed)) {
-        return;
-      }
-      cpu_relax();
-    }
-  }
-  ~shared_guard() { latch_.fetch_sub(1, std::memory_order_release); }
-  shared_guard(const shared_guard&) = delete;
-  shared_guard& operator=(const shared_guard&) = delete;
-
- private:
-  std::atomic<std::uint32_t>& latch_;
-};
-
-class exclusive_guard {
- public:
-  explicit exclusive_guard(std::atomic<std::uint32_t>& latch) noexcept : latch_(latch) {
-    for (;;) {
-      std::uint32_t state = latch_.load(std::memory_order_relaxed);
-      if ((state & writer_bit) == 0 &&
-          latch_.compare_exchange_weak(state, state | writer_bit, std::memory_order_acquire, std::memory_order_relaxed)) {
-        break;
-      }
-      cpu_relax();
-    }
-    while ((latch_.load(std::memory_order_acquire) & ~writer_bit) != 0) cpu_relax();  // readers drain
-  }
-  ~exclusive_guard() { latch_.store(0, std::memory_order_release); }
-  exclusive_guard(const exclusive_guard&) = delete;
-  exclusive_guard& operator=(const exclusive_guard&) = delete;
-
- private:
-  std::atomic<std::uint32_t>& latch_;
-};
-
-// Optimistic versions (a seqlock): odd while a writer is inside. The release fence after
-// making the version odd orders it before the writer's data stores, for readers that
-// validate with an acquire fence (Boehm, "Can seqlocks get along with programming language
-// memory models?", 2012).
-class serialized_write_guard {  // writers already serialized by scheduling: no CAS needed
- public:
-  explicit serialized_write_guard(std::atomic<std::uint64_t>& version) noexcept
-      : version_(version), before_(version.load(std::memory_order_relaxed)) {
-    version_.store(before_ + 1, std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_release);
-  }
-  ~serialized_write_guard() { version_.store(before_ + 2, std::memory_order_release); }
-  serialized_write_guard(const serialized_write_guard&) = delete;
-  serialized_write_guard& operator=(const serialized_write_guard&) = delete;
-
- private:
-  std::atomic<std::uint64_t>& version_;
-  std::uint64_t before_;
-};
-
-class latched_write_guard {  // OLFIT: the version word is the writers' latch
- public:
-  explicit latched_write_guard(resource& object) noexcept : object_(object) { object_.lock_version(); }
-  ~latched_write_guard() { object_.unlock_version(); }
-  latched_write_guard(const latched_write_guard&) = delete;
-  latched_write_guard& operator=(const latched_write_guard&) = delete;
-
- private:
-  resource& object_;
-};
+using detail::cpu_relax;
+using detail::exclusive_guard;
+using detail::latched_write_guard;
+using detail::serialized_write_guard;
+using detail::shared_guard;
+using detail::spin_guard;
 
 }  // namespace
 

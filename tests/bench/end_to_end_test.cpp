@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "braid/tasks/blink_tree/request_driver.hpp"
+#include "blink_tree_driver.hpp"
 #include "process.hpp"
 
 namespace braid::bench {
@@ -86,7 +86,7 @@ TEST_F(BenchProgram, RunsTheWorkloadFilesItIsGiven) {
   EXPECT_EQ(fills[0].at("ops"), "1");
   const auto reads = csv_rows(result.output, "read-zipf:0.99");
   ASSERT_EQ(reads.size(), 1u) << result.output;
-  EXPECT_EQ(reads[0].at("checksum"), std::to_string(tasks::blink::request_value(42, 0) + 3));
+  EXPECT_EQ(reads[0].at("checksum"), std::to_string(blink_bench::request_value(42, 0) + 3));
   EXPECT_EQ(reads[0].at("ops"), "1");
 }
 

@@ -1,3 +1,5 @@
+#include "blink_tree_driver.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <memory>
@@ -5,10 +7,17 @@
 #include <stdexcept>
 
 #include "braid/core/scheduler.hpp"
-#include "braid/tasks/blink_tree/request_driver.hpp"
 #include "braid/tasks/coroutine_bridge.hpp"
 
-namespace braid::tasks::blink {
+namespace braid::bench::blink_bench {
+
+using tasks::annotated_task;
+using tasks::on_runtime_with;
+using tasks::prefetch_temporality;
+using tasks::priority;
+using tasks::runtime;
+using tasks::task_result;
+using tasks::worker;
 
 value_type request_value(key_type key, std::uint64_t index) noexcept {
   std::uint64_t mixed = key * 0x9E3779B97F4A7C15ull;
@@ -31,6 +40,7 @@ void run_totals::add(const operation_result& result) noexcept {
     case operation_status::absent: ++absent; break;
     case operation_status::inserted: ++inserted; break;
     case operation_status::updated: ++updated; break;
+    case operation_status::present: ++present; break;
     case operation_status::erased: ++erased; break;
     case operation_status::scanned:
       scanned_entries += result.count;
@@ -45,6 +55,7 @@ run_totals& run_totals::operator+=(const run_totals& other) noexcept {
   absent += other.absent;
   inserted += other.inserted;
   updated += other.updated;
+  present += other.present;
   erased += other.erased;
   scanned_entries += other.scanned_entries;
   checksum += other.checksum;
@@ -78,7 +89,7 @@ void check_batch(std::size_t batch) {
 
 // ---- the task runtime ---------------------------------------------------------------------------
 
-class runtime_driver final : public completion_sink {
+class runtime_driver final : public blink_tree_completion_sink {
  public:
   runtime_driver(blink_tree& tree, runtime& tasks, std::span<const request> requests, const driver_options& options,
                  std::span<operation_result> results)
@@ -141,22 +152,27 @@ class runtime_driver final : public completion_sink {
                                                       : operation_result{operation_status::absent, 0, 0});
                           });
         } else {
-          self.spawn(*self.allocate<lookup_task>(tree_, wanted.key, *this, index));
+          self.spawn(*self.allocate<blink_tree_lookup_task>(tree_, wanted.key, *this, index));
         }
         return;
       case request_kind::insert:
-        self.spawn(*self.allocate<write_task>(tree_, write_task::kind::upsert, wanted.key,
-                                              request_value(wanted.key, index), *this, index));
+        self.spawn(*self.allocate<blink_tree_write_task>(tree_, blink_tree_write_task::kind::insert_or_assign,
+                                                         wanted.key, request_value(wanted.key, index), *this, index));
+        return;
+      case request_kind::insert_if_absent:
+        self.spawn(*self.allocate<blink_tree_write_task>(tree_, blink_tree_write_task::kind::insert, wanted.key,
+                                                         request_value(wanted.key, index), *this, index));
         return;
       case request_kind::update:
-        self.spawn(*self.allocate<write_task>(tree_, write_task::kind::update, wanted.key,
-                                              request_value(wanted.key, index), *this, index));
+        self.spawn(*self.allocate<blink_tree_write_task>(tree_, blink_tree_write_task::kind::update, wanted.key,
+                                                         request_value(wanted.key, index), *this, index));
         return;
       case request_kind::erase:
-        self.spawn(*self.allocate<write_task>(tree_, write_task::kind::erase, wanted.key, 0, *this, index));
+        self.spawn(
+            *self.allocate<blink_tree_write_task>(tree_, blink_tree_write_task::kind::erase, wanted.key, 0, *this, index));
         return;
       case request_kind::scan:
-        self.spawn(*self.allocate<scan_task>(tree_, wanted.key, wanted.scan_length, *this, index));
+        self.spawn(*self.allocate<blink_tree_scan_task>(tree_, wanted.key, wanted.scan_length, *this, index));
         return;
     }
   }
@@ -188,7 +204,11 @@ operation_result run_plainly(blink_tree& tree, const request& wanted, std::uint6
       return {operation_status::absent, 0, 0};
     case request_kind::insert: {
       const value_type value = request_value(wanted.key, index);
-      return {tree.insert(wanted.key, value) ? operation_status::inserted : operation_status::updated, value, 0};
+      return {tree.insert_or_assign(wanted.key, value) ? operation_status::inserted : operation_status::updated, value, 0};
+    }
+    case request_kind::insert_if_absent: {
+      const value_type value = request_value(wanted.key, index);
+      return {tree.insert(wanted.key, value) ? operation_status::inserted : operation_status::present, value, 0};
     }
     case request_kind::update: {
       const value_type value = request_value(wanted.key, index);
@@ -246,7 +266,7 @@ run_totals run_interleaved_on_threads(blink_tree& tree, thread_runner& threads, 
                                       std::size_t batch, std::size_t group, std::span<operation_result> results) {
   if (!results.empty() && results.size() < requests.size()) throw std::invalid_argument("request driver: results too short");
   const interleaved_scheduler scheduler{group};
-  using mode = interleaved_with<prefetch_hint::nta>;
+  using mode = interleaved_with<blink_tree::default_prefetch_hint>;
   return run_batches(threads, requests.size(), batch, [&](tally& mine, std::size_t begin, std::size_t end) {
     scheduler.run(
         end - begin,
@@ -267,4 +287,4 @@ run_totals run_interleaved_on_threads(blink_tree& tree, thread_runner& threads, 
   });
 }
 
-}  // namespace braid::tasks::blink
+}  // namespace braid::bench::blink_bench

@@ -11,6 +11,12 @@
 //                               scheduler (the coroutine lookup source); writes run plainly
 //                               in between.
 //
+// An insert request upserts (insert_or_assign): a YCSB insert of a key already there
+// overwrites its value and counts as an update, as std::map::insert_or_assign would.
+//
+// Part of the benchmark harness (braid-bench and the B-link tree tests use it), not of the
+// library.
+//
 // Values: a request at index i writes request_value(key, i), the key's fingerprint above the
 // index, so any read can tell whether the value it returns was written for its key.
 #pragma once
@@ -20,13 +26,20 @@
 #include <span>
 
 #include "braid/core/thread_runner.hpp"
-#include "braid/tasks/blink_tree/tasks.hpp"
-#include "braid/tasks/blink_tree/tree.hpp"
+#include "braid/index/blink_tree.hpp"
+#include "braid/index/blink_tree/tasks.hpp"
 #include "braid/tasks/runtime.hpp"
 
-namespace braid::tasks::blink {
+namespace braid::bench::blink_bench {
 
-enum class request_kind : std::uint8_t { insert, read, update, erase, scan };
+using key_type = blink_tree::key_type;
+using value_type = blink_tree::value_type;
+using operation_status = blink_tree_operation_status;
+using operation_result = blink_tree_operation_result;
+
+// insert: insert_or_assign (the YCSB insert); insert_if_absent: insert, a present key keeps
+// its value and the result says `present`.
+enum class request_kind : std::uint8_t { insert, read, update, erase, scan, insert_if_absent };
 
 struct request {
   key_type key = 0;
@@ -45,6 +58,7 @@ struct run_totals {
   std::uint64_t absent = 0;
   std::uint64_t inserted = 0;
   std::uint64_t updated = 0;
+  std::uint64_t present = 0;  // inserts that found the key and kept it
   std::uint64_t erased = 0;
   std::uint64_t scanned_entries = 0;
   value_type checksum = 0;  // sum of the values lookups found and scans saw
@@ -62,7 +76,7 @@ struct driver_options {
 };
 
 // `results`, when not empty, receives every request's result at its index.
-run_totals run_on_runtime(blink_tree& tree, runtime& tasks, std::span<const request> requests,
+run_totals run_on_runtime(blink_tree& tree, tasks::runtime& tasks, std::span<const request> requests,
                           const driver_options& options = {}, std::span<operation_result> results = {});
 
 run_totals run_on_threads(blink_tree& tree, thread_runner& threads, std::span<const request> requests,
@@ -72,4 +86,4 @@ run_totals run_interleaved_on_threads(blink_tree& tree, thread_runner& threads, 
                                       std::size_t batch = 500, std::size_t group = 16,
                                       std::span<operation_result> results = {});
 
-}  // namespace braid::tasks::blink
+}  // namespace braid::bench::blink_bench

@@ -5,8 +5,8 @@
 //    node it visits, so the runtime prefetches each node a few tasks ahead and wraps the
 //    node's primitive around each step (inner nodes: optimistic reads, writers scheduled to
 //    the owner; leaves: OLFIT);
-//  - by plain threads (find / insert / update / erase / scan below): optimistic lock
-//    coupling, the in-run baseline;
+//  - by plain threads (find / insert / insert_or_assign / update / erase / scan below):
+//    optimistic lock coupling, the in-run baseline;
 //  - as one coroutine source, `lookup<M>`, run sequentially, interleaved on a thread, or as
 //    tasks through the coroutine bridge (M = tasks::on_runtime).
 // One form at a time: the task form's scheduled writers do not take the version latch that
@@ -18,6 +18,15 @@
 // a separate task. The root splits synchronously, inside its writer's critical section, so a
 // level never lacks a parent. Every search re-checks the high key and moves right. Deleting
 // a key never merges nodes, so no node is freed while the tree lives: no reclamation needed.
+//
+// Writes speak the index protocol: `insert` adds an absent key and leaves a present one as it
+// is, `insert_or_assign` adds or overwrites, `erase` removes; each reports what it did.
+//
+// Layer: the nodes are task-runtime resources (their latch and version words are the
+// runtime's, and every node is annotated with an owner worker and a primitive), so the whole
+// tree is the task form of an index in DESIGN's sense and includes tasks/; nothing in
+// core/ or the other indexes depends on it. Nodes and their helpers live in
+// braid::detail::blink_tree.
 //
 // Complexity: O(log_60 n) node visits per operation; memory ~1 KiB per 42 keys under random
 // inserts (nodes ~70 % full), from 2 MiB-page arenas.
@@ -39,61 +48,70 @@
 #include "braid/core/fetch.hpp"
 #include "braid/core/huge_buffer.hpp"
 #include "braid/core/mode.hpp"
-#include "braid/tasks/blink_tree/node.hpp"
+#include "braid/core/prefetch.hpp"
+#include "braid/index/blink_tree/node.hpp"
 #include "braid/tasks/coroutine_bridge.hpp"  // before lookup<M>: its fetch overloads for on_runtime
 #include "braid/tasks/prefetch_descriptor.hpp"
 #include "braid/tasks/runtime.hpp"
 
-namespace braid::tasks {
-
-namespace blink {
+namespace braid {
 
 // Node parts a traversal prefetches (dissertation Fig. 5.2): none, the header line, the header
 // and half the keys (binary search starts in the middle), all keys, or the whole node.
-enum class node_part : std::uint8_t { none, header, half_keys, all_keys, whole_node };
-const char* to_string(node_part part) noexcept;
-prefetch_descriptor prefetch_of(node_part part, prefetch_temporality temporality) noexcept;
-
-struct consistency_report {
-  bool ok = true;
-  std::vector<std::string> problems;  // the first few, each naming the node and the rule
-  std::size_t keys = 0;
-  std::vector<std::size_t> nodes_per_level;  // leaves first
-  [[nodiscard]] std::string describe() const;
-};
-
-}  // namespace blink
+enum class blink_tree_node_part : std::uint8_t { none, header, half_keys, all_keys, whole_node };
+const char* to_string(blink_tree_node_part part) noexcept;
+tasks::prefetch_descriptor blink_tree_prefetch(blink_tree_node_part part, tasks::prefetch_temporality temporality) noexcept;
 
 struct blink_tree_options {
   // Synchronization: by default from the dissertation's annotations (root: excessive access;
   // inner and branch nodes: high frequency, heavy reads -> writers scheduled to the owner,
   // optimistic readers; leaves: normal frequency, balanced -> OLFIT). Or one primitive for all.
-  std::optional<primitive> inner_protocol{};
-  std::optional<primitive> leaf_protocol{};
+  std::optional<tasks::primitive> inner_protocol{};
+  std::optional<tasks::primitive> leaf_protocol{};
   // Task form prefetches: traversals and lookups the header plus half the keys,
   // non-temporal; writers half the node (all keys) with write intent; lookups and updates
   // read the value in a second step that prefetches exactly the value's line.
-  prefetch_descriptor traversal_prefetch = blink::prefetch_of(blink::node_part::half_keys, prefetch_temporality::non_temporal);
-  prefetch_descriptor insert_prefetch = prefetch_descriptor::bytes(blink::node_bytes / 2, prefetch_temporality::write);
+  tasks::prefetch_descriptor traversal_prefetch =
+      blink_tree_prefetch(blink_tree_node_part::half_keys, tasks::prefetch_temporality::non_temporal);
+  tasks::prefetch_descriptor insert_prefetch =
+      tasks::prefetch_descriptor::bytes(detail::blink_tree::node_bytes / 2, tasks::prefetch_temporality::write);
   bool value_step = true;
 };
 
 class blink_tree {
  public:
-  using key_type = blink::key_type;
-  using value_type = blink::value_type;
+  using key_type = detail::blink_tree::key_type;
+  using value_type = detail::blink_tree::value_type;
+  using resource_ptr = tasks::resource_ptr;
+  using prefetch_descriptor = tasks::prefetch_descriptor;
+  static constexpr std::size_t node_bytes = detail::blink_tree::node_bytes;
+  // Hint of the interleaved lookups unless told otherwise: non-temporal, as the task form's
+  // traversals and the request drivers prefetch (a node is read once per descent).
+  static constexpr prefetch_hint default_prefetch_hint = prefetch_hint::nta;
 
-  // `tasks` assigns each node an owner worker and a primitive; the tree keeps no other tie
+  // What check() found.
+  struct consistency_report {
+    bool ok = true;
+    std::vector<std::string> problems;  // the first few, each naming the node and the rule
+    std::size_t keys = 0;
+    std::vector<std::size_t> nodes_per_level;  // leaves first
+    [[nodiscard]] std::string describe() const;
+  };
+
+  // `owner` assigns each node an owner worker and a primitive; the tree keeps no other tie
   // to it and may be used by threads alone.
-  explicit blink_tree(runtime& tasks, blink_tree_options options = {});
+  explicit blink_tree(tasks::runtime& owner, blink_tree_options options = {});
   blink_tree(const blink_tree&) = delete;
   blink_tree& operator=(const blink_tree&) = delete;
   ~blink_tree();
 
   // ---- plain operations: any thread, concurrently (optimistic lock coupling) -------------
   [[nodiscard]] std::optional<value_type> find(key_type key) const;
-  // Inserts, or replaces the value of an existing key; true when the key is new.
+  // Adds the key if it is absent; true when it did. A present key keeps its value.
   bool insert(key_type key, value_type value);
+  // Adds the key, or replaces the value of a present one; true when it added, false when it
+  // overwrote.
+  bool insert_or_assign(key_type key, value_type value);
   // Replaces the value of an existing key; false when absent.
   bool update(key_type key, value_type value);
   // Removes the key; false when absent. Nodes are never merged.
@@ -125,15 +143,15 @@ class blink_tree {
 
   // ---- introspection ---------------------------------------------------------------------
   [[nodiscard]] resource_ptr root() const noexcept { return resource_ptr::from_bits(root_.load(std::memory_order_acquire)); }
-  [[nodiscard]] unsigned height() const noexcept { return root().as<blink::node_header>()->level + 1u; }
+  [[nodiscard]] unsigned height() const noexcept { return root().as<detail::blink_tree::node_header>()->level + 1u; }
   [[nodiscard]] std::size_t node_count() const noexcept { return nodes_.load(std::memory_order_relaxed); }
-  [[nodiscard]] std::size_t memory_bytes() const noexcept { return node_count() * blink::node_bytes; }
+  [[nodiscard]] std::size_t memory_bytes() const noexcept { return node_count() * node_bytes; }
   [[nodiscard]] std::string describe_pages() const;
   // Quiescent trees only: sorted keys, high keys, sibling chains, parent entries, and (when
   // asked) every key reachable from the root.
-  [[nodiscard]] blink::consistency_report check(bool every_key_reachable = true) const;
+  [[nodiscard]] consistency_report check(bool every_key_reachable = true) const;
   [[nodiscard]] const blink_tree_options& options() const noexcept { return options_; }
-  [[nodiscard]] runtime& owner_runtime() const noexcept { return *runtime_; }
+  [[nodiscard]] tasks::runtime& owner_runtime() const noexcept { return *runtime_; }
 
   // ---- building blocks of the task form: the caller holds the node exclusively -----------
   struct split {
@@ -145,8 +163,12 @@ class blink_tree {
     bool inserted = false;
     split grown{};
   };
-  // Inserts or replaces; splits a full leaf (the new right leaf is linked before return).
-  leaf_write leaf_upsert(resource_ptr leaf, key_type key, value_type value);
+  // What a write to a present key does: keep its value (insert) or replace it
+  // (insert_or_assign).
+  enum class if_present : std::uint8_t { keep, assign };
+  // Adds the key when absent, splitting a full leaf (the new right leaf is linked before
+  // return); a present key is kept or assigned as `present` says. `inserted`: whether it added.
+  leaf_write leaf_insert(resource_ptr leaf, key_type key, value_type value, if_present present);
   bool leaf_update(resource_ptr leaf, unsigned index_hint, key_type key, value_type value);
   bool leaf_erase(resource_ptr leaf, key_type key);
   // Inserts a separator and the child right of it; splits a full node.
@@ -164,13 +186,13 @@ class blink_tree {
   resource_ptr make_leaf();
   resource_ptr make_inner(std::uint8_t level);
   void* allocate_node();
-  const blink::leaf_node* descend_to_leaf(key_type key) const;
   // The node each level was left from on the way down: the parent candidates of a split.
   using level_path = std::array<resource_ptr, 32>;
   resource_ptr locked_leaf_for(key_type key, level_path& path);
   void insert_separator_locked(level_path& path, unsigned level, split grown);
+  bool insert_locked(key_type key, value_type value, if_present present);
 
-  runtime* runtime_;
+  tasks::runtime* runtime_;
   blink_tree_options options_;
   std::atomic<std::uint64_t> root_{0};
   std::atomic<std::size_t> nodes_{0};
@@ -185,8 +207,8 @@ class blink_tree {
 // ---- the coroutine lookup -----------------------------------------------------------------
 
 template <execution_mode M>
-coro<std::optional<blink::value_type>> blink_tree::lookup(key_type key) const {
-  using namespace blink;
+coro<std::optional<blink_tree::value_type>> blink_tree::lookup(key_type key) const {
+  using namespace detail::blink_tree;
   constexpr std::size_t traversal_bytes = sizeof(node_header) + inner_node::capacity / 2 * sizeof(key_type);
   resource_ptr current = root();
   for (;;) {
@@ -215,4 +237,4 @@ coro<std::optional<blink::value_type>> blink_tree::lookup(key_type key) const {
   }
 }
 
-}  // namespace braid::tasks
+}  // namespace braid

@@ -12,12 +12,14 @@
 #include <vector>
 
 #include "braid/core/scheduler.hpp"
-#include "braid/tasks/blink_tree/request_driver.hpp"
+#include "blink_tree_driver.hpp"
 #include "tasks/task_test_support.hpp"
 
 namespace braid::tasks::testing {
 namespace {
 
+namespace blink = braid::bench::blink_bench;
+namespace nodes = braid::detail::blink_tree;
 using blink::key_type;
 using blink::operation_result;
 using blink::operation_status;
@@ -26,13 +28,13 @@ using blink::request_kind;
 using blink::value_type;
 
 TEST(BlinkNode, LayoutAndSearches) {
-  EXPECT_EQ(sizeof(blink::leaf_node), 1024u);
-  EXPECT_LE(sizeof(blink::inner_node), 1024u);
-  EXPECT_EQ(blink::leaf_node::value_line(0), 8u);    // values start at byte 544
-  EXPECT_EQ(blink::leaf_node::value_line(59), 15u);  // and end at byte 1023
+  EXPECT_EQ(sizeof(nodes::leaf_node), 1024u);
+  EXPECT_LE(sizeof(nodes::inner_node), 1024u);
+  EXPECT_EQ(nodes::leaf_node::value_line(0), 8u);    // values start at byte 544
+  EXPECT_EQ(nodes::leaf_node::value_line(59), 15u);  // and end at byte 1023
   std::mt19937_64 random(7);
-  blink::leaf_node leaf;
-  for (unsigned count = 0; count <= blink::leaf_node::capacity; ++count) {
+  nodes::leaf_node leaf;
+  for (unsigned count = 0; count <= nodes::leaf_node::capacity; ++count) {
     std::vector<key_type> keys;
     for (unsigned index = 0; index < count; ++index) keys.push_back(random() % 200);
     std::sort(keys.begin(), keys.end());
@@ -43,9 +45,9 @@ TEST(BlinkNode, LayoutAndSearches) {
       const auto lower = static_cast<unsigned>(std::lower_bound(keys.begin(), keys.end(), probe) - keys.begin());
       const auto upper = static_cast<unsigned>(std::upper_bound(keys.begin(), keys.end(), probe) - keys.begin());
       ASSERT_EQ(leaf.lower_bound(probe), lower) << "count " << keys.size() << " probe " << probe;
-      ASSERT_EQ(blink::detail::search<true>(leaf.keys, static_cast<unsigned>(keys.size()), probe), upper);
+      ASSERT_EQ(nodes::search<true>(leaf.keys, static_cast<unsigned>(keys.size()), probe), upper);
       const bool present = lower < keys.size() && keys[lower] == probe;
-      ASSERT_EQ(leaf.find(probe), present ? lower : blink::leaf_node::capacity);
+      ASSERT_EQ(leaf.find(probe), present ? lower : nodes::leaf_node::capacity);
     }
   }
 }
@@ -57,7 +59,8 @@ std::vector<request> random_requests(std::uint64_t seed, std::size_t count, key_
   for (request& each : requests) {
     each.key = random() % domain * 7919;  // spread, with gaps for misses
     const unsigned dice = static_cast<unsigned>(random() % 100);
-    each.kind = dice < 45   ? request_kind::insert
+    each.kind = dice < 30   ? request_kind::insert
+                : dice < 45 ? request_kind::insert_if_absent
                 : dice < 75 ? request_kind::read
                 : dice < 85 ? request_kind::update
                 : dice < 95 ? request_kind::erase
@@ -84,6 +87,11 @@ std::vector<operation_result> expected_results(const std::vector<request>& reque
       case request_kind::insert: {
         const bool fresh = map.insert_or_assign(wanted.key, written).second;
         results.push_back({fresh ? operation_status::inserted : operation_status::updated, written, 0});
+        break;
+      }
+      case request_kind::insert_if_absent: {
+        const bool fresh = map.try_emplace(wanted.key, written).second;
+        results.push_back({fresh ? operation_status::inserted : operation_status::present, written, 0});
         break;
       }
       case request_kind::update: {
@@ -113,8 +121,9 @@ void expect_same_results(const std::vector<request>& requests, const std::vector
                          const std::vector<operation_result>& actual, const std::string& context) {
   ASSERT_EQ(expected.size(), actual.size());
   for (std::size_t index = 0; index < expected.size(); ++index) {
-    const bool writes = requests[index].kind == request_kind::insert || requests[index].kind == request_kind::update ||
-                        requests[index].kind == request_kind::erase;
+    const request_kind kind = requests[index].kind;
+    const bool writes = kind == request_kind::insert || kind == request_kind::insert_if_absent ||
+                        kind == request_kind::update || kind == request_kind::erase;
     ASSERT_EQ(static_cast<int>(actual[index].status), static_cast<int>(expected[index].status))
         << context << " request " << index << " key " << requests[index].key;
     if (!writes) {
@@ -125,7 +134,7 @@ void expect_same_results(const std::vector<request>& requests, const std::vector
 }
 
 void expect_map_contents(const blink_tree& tree, const std::map<key_type, value_type>& map, const std::string& context) {
-  const blink::consistency_report report = tree.check();
+  const blink_tree::consistency_report report = tree.check();
   ASSERT_TRUE(report.ok) << context << ": " << report.describe();
   ASSERT_EQ(report.keys, map.size()) << context;
   std::vector<std::pair<key_type, value_type>> everything;
@@ -162,11 +171,11 @@ TEST(BlinkTree, ThreadFormGrowsFourLevelsFromAscendingAndDescendingKeys) {
     constexpr key_type count = 200'000;
     for (key_type index = 0; index < count; ++index) {
       const key_type key = ascending ? index : count - index;
-      tree.insert(key, key + 1);
+      ASSERT_TRUE(tree.insert(key, key + 1)) << key;
       map[key] = key + 1;
     }
     EXPECT_EQ(tree.height(), 4u);
-    const blink::consistency_report report = tree.check(false);
+    const blink_tree::consistency_report report = tree.check(false);
     EXPECT_TRUE(report.ok) << report.describe();
     EXPECT_EQ(report.keys, map.size());
     for (key_type probe : {key_type{0}, key_type{1}, count / 2, count, count + 1}) {
@@ -174,6 +183,47 @@ TEST(BlinkTree, ThreadFormGrowsFourLevelsFromAscendingAndDescendingKeys) {
       EXPECT_EQ(tree.find(probe), expected == map.end() ? std::nullopt : std::optional<value_type>(expected->second));
     }
   }
+}
+
+// The index protocol's writes, key by key: insert adds only an absent key, insert_or_assign
+// adds or overwrites, erase removes; each says what it did. Enough keys for three levels, so
+// both also run through splits.
+TEST(BlinkTree, InsertAddsIfAbsentAndInsertOrAssignOverwrites) {
+  runtime tasks(test_config(1));
+  blink_tree tree(tasks);
+  constexpr key_type count = 5'000;
+  for (key_type key = 0; key < count; ++key) {
+    const key_type spread = key * 7919 % count;  // every key once, out of order
+    if (spread % 2 == 0) {
+      ASSERT_TRUE(tree.insert(spread, spread + 1)) << spread;
+    } else {
+      ASSERT_TRUE(tree.insert_or_assign(spread, spread + 1)) << spread;
+    }
+  }
+  EXPECT_GE(tree.height(), 2u);
+  for (key_type key = 0; key < count; ++key) {
+    ASSERT_FALSE(tree.insert(key, 0)) << "present key " << key;
+    ASSERT_EQ(tree.find(key), key + 1) << "insert must keep the present value, key " << key;
+  }
+  for (key_type key = 0; key < count; key += 2) {
+    ASSERT_FALSE(tree.insert_or_assign(key, key + 2)) << "overwrites, key " << key;
+    ASSERT_EQ(tree.find(key), key + 2) << key;
+  }
+  for (key_type key = 1; key < count; key += 2) ASSERT_EQ(tree.find(key), key + 1) << key;
+  EXPECT_FALSE(tree.find(count).has_value());
+  EXPECT_TRUE(tree.insert(count, 9));
+  EXPECT_TRUE(tree.erase(count));
+  EXPECT_FALSE(tree.erase(count));
+  EXPECT_FALSE(tree.find(count).has_value());
+  EXPECT_TRUE(tree.insert_or_assign(count, 10));  // absent again: insert_or_assign adds
+  EXPECT_EQ(tree.find(count), 10u);
+  EXPECT_TRUE(tree.erase(count));
+  EXPECT_TRUE(tree.insert(count, 11));  // and insert adds it back
+  EXPECT_EQ(tree.find(count), 11u);
+  const blink_tree::consistency_report report = tree.check();
+  EXPECT_TRUE(report.ok) << report.describe();
+  EXPECT_EQ(report.keys, count + 1);
+  static_assert(blink_tree::default_prefetch_hint == prefetch_hint::nta);
 }
 
 runtime_config sequential_task_config() {
@@ -224,6 +274,8 @@ TEST(BlinkTree, EmptyTreeAndEdgeKeys) {
       {~key_type{0}, 0, request_kind::insert}, {0, 0, request_kind::insert},   {~key_type{0}, 0, request_kind::read},
       {0, 3, request_kind::scan},        {~key_type{0}, 2, request_kind::scan}, {1, 0, request_kind::erase},
       {0, 0, request_kind::update},      {0, 0, request_kind::erase},          {0, 0, request_kind::read},
+      {0, 0, request_kind::insert_if_absent}, {0, 0, request_kind::insert_if_absent}, {0, 0, request_kind::read},
+      {~key_type{0}, 0, request_kind::insert_if_absent},
   };
   std::map<key_type, value_type> map;
   const std::vector<operation_result> expected = expected_results(requests, map);

@@ -1,17 +1,23 @@
-#include "braid/tasks/blink_tree/tree.hpp"
+#include "braid/index/blink_tree/tree.hpp"
 
 #include <algorithm>
 #include <array>
 #include <sstream>
 #include <stdexcept>
 
-namespace braid::tasks {
+namespace braid {
 
-using namespace blink;
+using namespace detail::blink_tree;
+using tasks::access_frequency;
+using tasks::isolation;
+using tasks::prefetch_descriptor;
+using tasks::prefetch_temporality;
+using tasks::read_write_ratio;
+using tasks::resource_annotation;
+using tasks::resource_ptr;
 
-namespace blink {
-
-const char* to_string(node_part part) noexcept {
+const char* to_string(blink_tree_node_part part) noexcept {
+  using node_part = blink_tree_node_part;
   switch (part) {
     case node_part::none: return "none";
     case node_part::header: return "header";
@@ -22,7 +28,8 @@ const char* to_string(node_part part) noexcept {
   return "?";
 }
 
-prefetch_descriptor prefetch_of(node_part part, prefetch_temporality temporality) noexcept {
+prefetch_descriptor blink_tree_prefetch(blink_tree_node_part part, prefetch_temporality temporality) noexcept {
+  using node_part = blink_tree_node_part;
   switch (part) {
     case node_part::none: return {};
     case node_part::header: return prefetch_descriptor::bytes(sizeof(node_header), temporality);
@@ -35,15 +42,13 @@ prefetch_descriptor prefetch_of(node_part part, prefetch_temporality temporality
   return {};
 }
 
-std::string consistency_report::describe() const {
+std::string blink_tree::consistency_report::describe() const {
   std::ostringstream text;
   text << (ok ? "consistent" : "INCONSISTENT") << ": " << keys << " keys, nodes per level (leaves first):";
   for (std::size_t count : nodes_per_level) text << ' ' << count;
   for (const std::string& problem : problems) text << "\n  " << problem;
   return text.str();
 }
-
-}  // namespace blink
 
 namespace {
 
@@ -87,7 +92,7 @@ class version_unlock {
 
 }  // namespace
 
-blink_tree::blink_tree(runtime& tasks, blink_tree_options options) : runtime_(&tasks), options_(options) {
+blink_tree::blink_tree(tasks::runtime& owner, blink_tree_options options) : runtime_(&owner), options_(options) {
   resource_ptr first = make_leaf();
   root_.store(first.bits(), std::memory_order_release);
 }
@@ -150,12 +155,13 @@ resource_ptr blink_tree::make_inner(std::uint8_t level) {
 
 // ---- structure changes (the caller holds the node exclusively) ------------------------------
 
-blink_tree::leaf_write blink_tree::leaf_upsert(resource_ptr leaf_pointer, key_type key, value_type value) {
+blink_tree::leaf_write blink_tree::leaf_insert(resource_ptr leaf_pointer, key_type key, value_type value,
+                                               if_present present) {
   auto& leaf = *leaf_pointer.as<leaf_node>();
   const unsigned count = leaf.entries();
   const unsigned position = leaf.lower_bound(key);
   if (position < count && leaf.keys[position].load(std::memory_order_relaxed) == key) {
-    leaf.values[position].store(value, std::memory_order_relaxed);
+    if (present == if_present::assign) leaf.values[position].store(value, std::memory_order_relaxed);
     return {};
   }
   if (count < leaf_node::capacity) {
@@ -362,15 +368,24 @@ void blink_tree::insert_separator_locked(level_path& path, unsigned level, split
   }
 }
 
-bool blink_tree::insert(key_type key, value_type value) {
+// Both inserts: the leaf that covers `key` is latched (its version word) before the key is
+// looked for, so deciding "absent" and adding the key are one critical section; a concurrent
+// insert of the same key waits for the latch and then finds it.
+bool blink_tree::insert_locked(key_type key, value_type value, if_present present) {
   level_path path{};
   const resource_ptr leaf = locked_leaf_for(key, path);
   version_unlock unlock(leaf);
-  const leaf_write written = leaf_upsert(leaf, key, value);
+  const leaf_write written = leaf_insert(leaf, key, value, present);
   if (!written.grown || grow_root(leaf, written.grown)) return written.inserted;
   unlock.release_now();
   insert_separator_locked(path, 1, written.grown);
   return written.inserted;
+}
+
+bool blink_tree::insert(key_type key, value_type value) { return insert_locked(key, value, if_present::keep); }
+
+bool blink_tree::insert_or_assign(key_type key, value_type value) {
+  return insert_locked(key, value, if_present::assign);
 }
 
 bool blink_tree::update(key_type key, value_type value) {
@@ -429,7 +444,7 @@ blink_tree::scan_summary blink_tree::scan(key_type from, std::uint32_t limit,
 
 // ---- consistency ------------------------------------------------------------------------------
 
-consistency_report blink_tree::check(bool every_key_reachable) const {
+blink_tree::consistency_report blink_tree::check(bool every_key_reachable) const {
   consistency_report report;
   auto problem = [&](const std::string& text) {
     report.ok = false;
@@ -528,4 +543,4 @@ consistency_report blink_tree::check(bool every_key_reachable) const {
   return report;
 }
 
-}  // namespace braid::tasks
+}  // namespace braid

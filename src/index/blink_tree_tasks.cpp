@@ -1,6 +1,16 @@
-#include "braid/tasks/blink_tree/tasks.hpp"
+#include "braid/index/blink_tree/tasks.hpp"
 
-namespace braid::tasks::blink {
+namespace braid {
+
+using namespace detail::blink_tree;
+using tasks::access_intent;
+using tasks::prefetch_descriptor;
+using tasks::prefetch_temporality;
+using tasks::resource_ptr;
+using tasks::task_descriptor;
+using tasks::task_result;
+using tasks::worker;
+using operation_status = blink_tree_operation_status;
 
 namespace {
 
@@ -15,7 +25,7 @@ const prefetch_descriptor whole_leaf = prefetch_descriptor::bytes(node_bytes, pr
 
 }  // namespace
 
-void start_at_root(task_descriptor& task, const blink_tree& tree, bool writes) {
+void detail::blink_tree::start_at_root(task_descriptor& task, const ::braid::blink_tree& tree, bool writes) {
   const resource_ptr root = tree.root();
   if (writes && root.as<node_header>()->is_leaf()) {
     task.annotate(root, access_intent::write, tree.options().insert_prefetch);
@@ -26,7 +36,7 @@ void start_at_root(task_descriptor& task, const blink_tree& tree, bool writes) {
 
 // ---- lookup -----------------------------------------------------------------------------------
 
-task_result lookup_task::execute(worker& self) {
+task_result blink_tree_lookup_task::execute(worker& self) {
   const auto& node = *object_as<const node_header>();
   if (const resource_ptr hop = next_hop(node, key_)) {
     annotate(hop, access_intent::readonly, tree_->options().traversal_prefetch);
@@ -64,14 +74,14 @@ task_result lookup_task::execute(worker& self) {
   return task_result::succeed(*this);
 }
 
-void lookup_task::deliver(task_descriptor& task, worker& on) {
-  auto& self = static_cast<lookup_task&>(task);
+void blink_tree_lookup_task::deliver(task_descriptor& task, worker& on) {
+  auto& self = static_cast<blink_tree_lookup_task&>(task);
   self.sink_->complete(on, self.request_, {self.status_, self.value_, 0});
 }
 
 // ---- insert, update, erase --------------------------------------------------------------------
 
-task_result write_task::execute(worker& self) {
+task_result blink_tree_write_task::execute(worker& self) {
   const auto& node = *object_as<const node_header>();
   const blink_tree_options& options = tree_->options();
   if (node.must_move_right(key_)) {
@@ -110,7 +120,7 @@ task_result write_task::execute(worker& self) {
   return write_leaf(self);
 }
 
-task_result write_task::write_leaf(worker& self) {
+task_result blink_tree_write_task::write_leaf(worker& self) {
   const resource_ptr leaf = object();
   switch (operation_) {
     case kind::update:
@@ -121,14 +131,19 @@ task_result write_task::write_leaf(worker& self) {
     case kind::erase:
       status_ = tree_->leaf_erase(leaf, key_) ? operation_status::erased : operation_status::absent;
       break;
-    case kind::upsert: {
-      const blink_tree::leaf_write written = tree_->leaf_upsert(leaf, key_, value_);
-      status_ = written.inserted ? operation_status::inserted : operation_status::updated;
+    case kind::insert:
+    case kind::insert_or_assign: {
+      const bool assign = operation_ == kind::insert_or_assign;
+      const blink_tree::leaf_write written =
+          tree_->leaf_insert(leaf, key_, value_, assign ? blink_tree::if_present::assign : blink_tree::if_present::keep);
+      status_ = written.inserted ? operation_status::inserted
+                : assign         ? operation_status::updated
+                                 : operation_status::present;
       if (written.grown && !tree_->grow_root(leaf, written.grown)) {
         const bool parent_known = parent_ && parent_.as<node_header>()->level == 1;
         tree_->separator_started();
-        self.spawn(*self.allocate<separator_task>(*tree_, std::uint8_t{1}, written.grown.separator,
-                                                   written.grown.right, parent_known ? parent_ : tree_->root()));
+        self.spawn(*self.allocate<blink_tree_separator_task>(*tree_, std::uint8_t{1}, written.grown.separator,
+                                                             written.grown.right, parent_known ? parent_ : tree_->root()));
       }
       break;
     }
@@ -138,14 +153,14 @@ task_result write_task::write_leaf(worker& self) {
   return task_result::remove();
 }
 
-void write_task::deliver(task_descriptor& task, worker& on) {
-  auto& self = static_cast<write_task&>(task);
+void blink_tree_write_task::deliver(task_descriptor& task, worker& on) {
+  auto& self = static_cast<blink_tree_write_task&>(task);
   self.sink_->complete(on, self.request_, {self.status_, self.value_, 0});
 }
 
 // ---- separators ---------------------------------------------------------------------------------
 
-separator_task::separator_task(blink_tree& tree, std::uint8_t level, key_type separator, resource_ptr right,
+blink_tree_separator_task::blink_tree_separator_task(blink_tree& tree, std::uint8_t level, key_type separator, resource_ptr right,
                                resource_ptr start) noexcept
     : tree_(&tree), separator_(separator), right_(right), level_(level) {
   const bool at_level = start.as<node_header>()->level == level;
@@ -153,7 +168,7 @@ separator_task::separator_task(blink_tree& tree, std::uint8_t level, key_type se
            at_level ? tree.options().insert_prefetch : tree.options().traversal_prefetch);
 }
 
-task_result separator_task::execute(worker& self) {
+task_result blink_tree_separator_task::execute(worker& self) {
   const auto& node = *object_as<const node_header>();
   const blink_tree_options& options = tree_->options();
   if (node.level < level_) {
@@ -179,8 +194,8 @@ task_result separator_task::execute(worker& self) {
   const blink_tree::split above = tree_->inner_insert(object(), separator_, right_);
   if (above && !tree_->grow_root(object(), above)) {
     tree_->separator_started();
-    self.spawn(*self.allocate<separator_task>(*tree_, static_cast<std::uint8_t>(level_ + 1), above.separator, above.right,
-                                              tree_->root()));
+    self.spawn(*self.allocate<blink_tree_separator_task>(*tree_, static_cast<std::uint8_t>(level_ + 1), above.separator,
+                                                         above.right, tree_->root()));
   }
   tree_->separator_finished();
   return task_result::remove();
@@ -188,7 +203,7 @@ task_result separator_task::execute(worker& self) {
 
 // ---- scans --------------------------------------------------------------------------------------
 
-task_result scan_task::execute(worker& self) {
+task_result blink_tree_scan_task::execute(worker& self) {
   const auto& node = *object_as<const node_header>();
   if (!node.is_leaf() || node.must_move_right(from_)) {
     annotate(next_hop(node, from_), access_intent::readonly, node.is_leaf() ? whole_leaf : tree_->options().traversal_prefetch);
@@ -214,9 +229,9 @@ task_result scan_task::execute(worker& self) {
   return task_result::succeed(*this);
 }
 
-void scan_task::deliver(task_descriptor& task, worker& on) {
-  auto& self = static_cast<scan_task&>(task);
+void blink_tree_scan_task::deliver(task_descriptor& task, worker& on) {
+  auto& self = static_cast<blink_tree_scan_task&>(task);
   self.sink_->complete(on, self.request_, {operation_status::scanned, self.checksum_, self.count_});
 }
 
-}  // namespace braid::tasks::blink
+}  // namespace braid

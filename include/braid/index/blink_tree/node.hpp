@@ -21,6 +21,11 @@
 // read nodes while writers change them, validate by the version afterwards, and a value read
 // torn by a writer is discarded, never acted on. Readers clamp the count they read to the
 // capacity, so a torn count cannot take them out of the node.
+//
+// A node derives from the task runtime's `resource` (tasks/resource.hpp): its latch and
+// optimistic version words are the ones the runtime's primitives use, so the same nodes serve
+// the thread form and the task form (blink_tree/tasks.hpp). This is the one tasks/ header the
+// nodes need.
 #pragma once
 
 #include <algorithm>
@@ -29,9 +34,12 @@
 #include <cstdint>
 
 #include "braid/core/prefetch.hpp"
-#include "braid/tasks/resource.hpp"
+#include "braid/tasks/resource.hpp"  // a node is a runtime resource: its latch and version words
 
-namespace braid::tasks::blink {
+namespace braid::detail::blink_tree {
+
+using tasks::resource;
+using tasks::resource_ptr;
 
 using key_type = std::uint64_t;
 using value_type = std::uint64_t;
@@ -60,8 +68,6 @@ struct alignas(64) node_header : resource {
 };
 static_assert(sizeof(node_header) == 64);
 
-namespace detail {
-
 // Branch-free searches over atomically read keys: the index of the first key > `key`
 // (upper) or >= `key` (lower) among keys[0 .. count).
 template <bool Upper>
@@ -79,8 +85,6 @@ inline unsigned search(const std::atomic<key_type>* keys, unsigned count, key_ty
   return static_cast<unsigned>(base - keys) + ((Upper ? last <= key : last < key) ? 1u : 0u);
 }
 
-}  // namespace detail
-
 struct leaf_node : node_header {
   static constexpr unsigned capacity = 60;
 
@@ -95,7 +99,7 @@ struct leaf_node : node_header {
   }
   // Position of the first key >= `key`.
   [[nodiscard]] unsigned lower_bound(key_type key) const noexcept {
-    return detail::search<false>(keys, entries(), key);
+    return search<false>(keys, entries(), key);
   }
   // The index holding `key`, or capacity when absent.
   [[nodiscard]] unsigned find(key_type key) const noexcept {
@@ -120,7 +124,7 @@ struct inner_node : node_header {
     return std::min<unsigned>(count.load(std::memory_order_relaxed), capacity);
   }
   [[nodiscard]] unsigned child_index(key_type key) const noexcept {
-    return detail::search<true>(keys, entries(), key);
+    return search<true>(keys, entries(), key);
   }
   [[nodiscard]] resource_ptr child(unsigned index) const noexcept {
     return resource_ptr::from_bits(children[index].load(std::memory_order_relaxed));
@@ -139,4 +143,4 @@ inline resource_ptr next_hop(const node_header& node, key_type key) noexcept {
 static_assert(sizeof(leaf_node) == node_bytes);
 static_assert(sizeof(inner_node) <= node_bytes);
 
-}  // namespace braid::tasks::blink
+}  // namespace braid::detail::blink_tree

@@ -1,21 +1,26 @@
 // The B-link tree under concurrency: a concurrent fill, then concurrent inserts, lookups and
 // updates, on two workers (or two threads), for every form of driving the tree and every
 // synchronization variant. Afterwards the consistency checker, and: every read returned a
-// value written for its key; every key inserted is there. Runs under ThreadSanitizer in CI.
+// value written for its key; every key inserted is there. And insert (add if absent) racing
+// with itself: each key added once, the loser leaves the value. Runs under ThreadSanitizer in CI.
 // braid-test: concurrent
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <random>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "braid/tasks/blink_tree/request_driver.hpp"
+#include "blink_tree_driver.hpp"
 #include "tasks/task_test_support.hpp"
 
 namespace braid::tasks::testing {
 namespace {
 
+namespace blink = braid::bench::blink_bench;
+namespace nodes = braid::detail::blink_tree;
 using blink::key_type;
 using blink::operation_result;
 using blink::operation_status;
@@ -83,7 +88,7 @@ void check_outcome(const blink_tree& tree, const workload& made, const std::vect
       default: FAIL() << context << ": unexpected request kind";
     }
   }
-  const blink::consistency_report report = tree.check();
+  const blink_tree::consistency_report report = tree.check();
   ASSERT_TRUE(report.ok) << context << ": " << report.describe();
   ASSERT_EQ(report.keys, made.filled.size() + inserted.size()) << context;
   for (const std::set<key_type>* keys : {&made.filled, static_cast<const std::set<key_type>*>(&inserted)}) {
@@ -150,6 +155,73 @@ TEST(BlinkTreeConcurrent, ThreadFormsOnTwoThreads) {
       blink::run_on_threads(tree, threads, made.mixed, 500, results);
     }
     check_outcome(tree, made, results, interleaved ? "interleaved threads" : "threads");
+  }
+}
+
+// insert under contention: every key is inserted twice (insert_if_absent, different values),
+// the two in flight at once on different workers or threads. Exactly one of each pair adds
+// the key; the other reports it present and leaves the winner's value.
+std::vector<request> duplicate_inserts(std::uint64_t seed, std::size_t keys) {
+  std::mt19937_64 random(seed);
+  std::set<key_type> distinct;
+  while (distinct.size() < keys) distinct.insert(random());
+  std::vector<request> requests;
+  for (key_type key : distinct) {
+    requests.push_back({key, 0, request_kind::insert_if_absent});
+    requests.push_back({key, 0, request_kind::insert_if_absent});
+  }
+  std::shuffle(requests.begin(), requests.end(), random);
+  return requests;
+}
+
+void check_one_insert_each(const blink_tree& tree, const std::vector<request>& requests,
+                           const std::vector<operation_result>& results, const blink::run_totals& totals,
+                           const std::string& context) {
+  const std::size_t keys = requests.size() / 2;
+  ASSERT_EQ(totals.inserted, keys) << context;
+  ASSERT_EQ(totals.present, keys) << context;
+  std::map<key_type, std::size_t> winner;  // key -> index of the request that added it
+  for (std::size_t index = 0; index < requests.size(); ++index) {
+    if (results[index].status == operation_status::inserted) {
+      ASSERT_TRUE(winner.emplace(requests[index].key, index).second) << context << ": key added twice";
+    } else {
+      ASSERT_EQ(results[index].status, operation_status::present) << context << ": request " << index;
+    }
+  }
+  ASSERT_EQ(winner.size(), keys) << context;
+  for (const auto& [key, index] : winner) {
+    ASSERT_EQ(tree.find(key), blink::request_value(key, index)) << context << ": the loser overwrote key " << key;
+  }
+  const blink_tree::consistency_report report = tree.check();
+  ASSERT_TRUE(report.ok) << context << ": " << report.describe();
+  ASSERT_EQ(report.keys, keys) << context;
+}
+
+TEST(BlinkTreeConcurrent, InsertAddsEachKeyOnceOnTwoWorkers) {
+  for (std::optional<primitive> protocol : {std::optional<primitive>{}, std::optional<primitive>{primitive::olfit},
+                                            std::optional<primitive>{primitive::reader_writer_latch}}) {
+    const std::vector<request> requests = duplicate_inserts(protocol ? 21 + static_cast<int>(*protocol) : 20, fill_count);
+    runtime tasks(test_config(2));
+    blink_tree_options options;
+    options.inner_protocol = protocol;
+    options.leaf_protocol = protocol;
+    blink_tree tree(tasks, options);
+    std::vector<operation_result> results(requests.size());
+    const blink::run_totals totals = blink::run_on_runtime(tree, tasks, requests, {.batch = 16}, results);
+    check_one_insert_each(tree, requests, results, totals,
+                          std::string("task form, ") + (protocol ? to_string(*protocol) : "annotations"));
+  }
+}
+
+TEST(BlinkTreeConcurrent, InsertAddsEachKeyOnceOnTwoThreads) {
+  thread_runner threads(2);
+  for (std::size_t batch : {std::size_t{1}, std::size_t{64}}) {
+    const std::vector<request> requests = duplicate_inserts(30 + batch, fill_count);
+    runtime tasks(test_config(2));
+    blink_tree tree(tasks);
+    std::vector<operation_result> results(requests.size());
+    const blink::run_totals totals = blink::run_on_threads(tree, threads, requests, batch, results);
+    check_one_insert_each(tree, requests, results, totals, "threads, batch " + std::to_string(batch));
   }
 }
 
