@@ -312,6 +312,19 @@ TEST(BlinkTree, OneLookupSourceInThreeModes) {
     EXPECT_EQ(interleaved, plain) << "group " << group;
   }
   EXPECT_EQ(sequential, plain);
+  for (technique how : {technique::naive, technique::coro, technique::adaptive}) {
+    for (std::size_t group : {std::size_t{1}, std::size_t{7}, keys.size() + 1}) {
+      std::vector<std::optional<value_type>> found(keys.size(), value_type{12345});
+      tree.multi_find(keys, found, how, group);
+      EXPECT_EQ(found, plain) << to_string(how) << " group " << group;
+    }
+  }
+  std::vector<std::optional<value_type>> none;
+  tree.multi_find(std::span<const key_type>{}, none, technique::coro, 4);  // empty input
+  for (technique how : {technique::gp, technique::amac, technique::fiber, technique::coro_nested}) {
+    std::vector<std::optional<value_type>> found(keys.size());
+    EXPECT_THROW(tree.multi_find(keys, found, how, 4), std::invalid_argument) << to_string(how);
+  }
   std::vector<request> reads;
   for (key_type key : keys) reads.push_back({key, 0, request_kind::read});
   std::vector<operation_result> bridged(reads.size());

@@ -50,7 +50,8 @@
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
 #include "braid/index/blink_tree/node.hpp"
-#include "braid/tasks/coroutine_bridge.hpp"  // before lookup<M>: its fetch overloads for on_runtime
+#include "braid/index/detail/multi_find.hpp"
+#include "braid/tasks/coroutine_bridge.hpp"  // tasks::on_runtime, the mode of the lookup as tasks
 #include "braid/tasks/prefetch_descriptor.hpp"
 #include "braid/tasks/runtime.hpp"
 
@@ -78,7 +79,8 @@ struct blink_tree_options {
   bool value_step = true;
 };
 
-class blink_tree {
+class blink_tree : public detail::multi_find_member<blink_tree, detail::blink_tree::key_type,
+                                                    std::optional<detail::blink_tree::value_type>> {
  public:
   using key_type = detail::blink_tree::key_type;
   using value_type = detail::blink_tree::value_type;
@@ -88,6 +90,7 @@ class blink_tree {
   // Hint of the interleaved lookups unless told otherwise: non-temporal, as the task form's
   // traversals and the request drivers prefetch (a node is read once per descent).
   static constexpr prefetch_hint default_prefetch_hint = prefetch_hint::nta;
+  static constexpr const char* structure_name = "blink_tree";
 
   // What check() found.
   struct consistency_report {
@@ -128,6 +131,8 @@ class blink_tree {
   // tasks::on_runtime: every node a task step. Validates each node read itself.
   template <execution_mode M>
   coro<std::optional<value_type>> lookup(key_type key) const;
+  // multi_find(keys, out, technique, group) (from multi_find_member): naive, coro or
+  // adaptive on the calling thread; the task forms run through the task runtime instead.
 
   // ---- between runs (no operation in flight) -----------------------------------------------
   // Empties the tree, keeping its arenas (already faulted in) for the next fill.
