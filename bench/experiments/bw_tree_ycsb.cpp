@@ -2,7 +2,7 @@
 // YCSB-B's scrambled Zipfian 0.99, 8-byte keys and values ("Killer Nanoseconds" §4.2, Fig. 13).
 //
 // Techniques, every one running the whole stream (reads and updates) in one pass:
-//   naive  find() and insert_or_assign() one after another;
+//   naive  find() and upsert() (the blind write) one after another;
 //   coro   lookup<interleaved>: the whole get in one coroutine (the paper's "approach 1"),
 //          interleaved by braid's scheduler; an update runs plainly when its slot is launched;
 //   gp     group prefetching over the hand-written state machine;
@@ -45,7 +45,7 @@ constexpr double average_fanout = 45;
 
 // An update as an operation of the coroutine pass: applied at launch, finished at once.
 coro<std::optional<std::uint64_t>> upsert_at_launch(tree_type& tree, std::uint64_t key) {
-  tree.insert_or_assign(key, value_of(key));
+  tree.upsert(key, value_of(key));
   co_return std::nullopt;
 }
 
@@ -59,7 +59,7 @@ struct stream_batch {
   [[nodiscard]] bool is_get(std::size_t i) const noexcept { return !is_update(operations[i]); }
   [[nodiscard]] std::uint64_t key(std::size_t i) const noexcept { return key_of(operations[i]); }
   void apply(std::size_t i) {
-    tree.insert_or_assign(key_of(operations[i]), value_of(key_of(operations[i])));
+    tree.upsert(key_of(operations[i]), value_of(key_of(operations[i])));
     sum += update_share;
   }
   void deliver(std::size_t, std::optional<std::uint64_t> result) noexcept { sum += read_share(result); }
@@ -74,7 +74,7 @@ class bw_tree_passes {
     for (std::size_t i = begin; i < end; ++i) {
       const std::uint64_t key = key_of(operations_[i]);
       if (is_update(operations_[i])) {
-        tree_.insert_or_assign(key, value_of(key));
+        tree_.upsert(key, value_of(key));
         sum += update_share;
       } else {
         sum += read_share(tree_.find(key));
@@ -142,7 +142,7 @@ void run_bw_tree_ycsb(run_context& context) {
     {
       thread_runner loader(settings.most_threads);
       context.progress("loading " + std::to_string(settings.records) + " records");
-      load(loader, stream.records, [&](std::uint64_t key) { tree.insert_or_assign(key, value_of(key)); });
+      load(loader, stream.records, [&](std::uint64_t key) { tree.upsert(key, value_of(key)); });
     }
     bw_tree_passes passes(tree, stream.operations);
 

@@ -59,8 +59,11 @@ void random_operations(std::uint64_t seed, std::size_t operations, std::uint64_t
       case 2: {
         const std::uint64_t value = random();
         const bool absent = !model.contains(key);
-        if (step % 2 == 0) {
+        if (step % 3 == 0) {
           ASSERT_EQ(tree.insert_or_assign(key, value), absent) << "insert_or_assign, step " << step;
+          model[key] = value;
+        } else if (step % 3 == 1) {
+          tree.upsert(key, value);  // blind
           model[key] = value;
         } else {
           ASSERT_EQ(tree.insert(key, value), absent) << "insert, step " << step;
@@ -239,6 +242,23 @@ TEST(BwTree, ScanFromAnyKey) {
     }
     if (limit == 0) limit = 1;  // the visitor is called at least once when a key exists
     ASSERT_EQ(seen.size(), std::min<std::size_t>(limit, static_cast<std::size_t>(std::distance(model.lower_bound(from), model.end()))));
+  }
+}
+
+TEST(BwTree, ProtocolScanVisitsUpToTheLimit) {
+  small_tree tree;
+  model_type model;
+  random_operations(63, 20'000, 100'000, tree, model);
+  std::mt19937_64 random(64);
+  for (int probe = 0; probe < 200; ++probe) {
+    const std::uint64_t start = probe == 0 ? 0 : random() % 110'000;
+    const std::size_t limit = probe == 1 ? 0 : probe == 2 ? model.size() + 5 : random() % 70;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> seen;
+    const std::size_t visited = tree.scan(start, limit, [&](std::uint64_t key, std::uint64_t value) { seen.emplace_back(key, value); });
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> expected;
+    for (auto at = model.lower_bound(start); at != model.end() && expected.size() < limit; ++at) expected.emplace_back(*at);
+    ASSERT_EQ(seen, expected) << "start " << start << " limit " << limit;
+    ASSERT_EQ(visited, expected.size());
   }
 }
 

@@ -45,7 +45,8 @@
 // Writes: insert(key, value) adds a key that is absent, insert_or_assign(key, value) adds or
 // overwrites, erase(key) removes; each reports what it did. Whether the key is present is read
 // from the leaf page's chain that the delta is installed on, so the answer is the one the
-// compare-and-swap made true.
+// compare-and-swap made true. upsert(key, value) is the Bw-tree's blind write (no read of the
+// page: cheaper, reports nothing).
 // scan(from, visit) visits keys >= from in order, one page's consolidated view at a time.
 //
 // Complexity: get O(log n) pages plus the chain (< ChainThreshold deltas per page after
@@ -79,6 +80,7 @@
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
 #include "braid/core/scheduler.hpp"
+#include "braid/index/bw_tree/page_views.hpp"
 #include "braid/index/bw_tree/records.hpp"
 #include "braid/index/detail/adaptive_lookups.hpp"
 #include "braid/index/detail/batch_arguments.hpp"
@@ -302,6 +304,10 @@ class bw_tree : public detail::multi_find_member<bw_tree<Key, Value, LeafCapacit
   bool insert_or_assign(Key key, Value value) {
     return !write_leaf(key, upsert_builder(key, value), sizeof(upsert_delta), write_rule::always);
   }
+  // The Bw-tree's blind write: adds or overwrites without reading the page first (the delta is
+  // installed whatever the page holds), so it costs no more than the descent and one
+  // compare-and-swap; reports nothing. What the experiments load and update with.
+  void upsert(Key key, Value value) { write_leaf(key, upsert_builder(key, value), sizeof(upsert_delta), write_rule::blind); }
   // Removes `key`; returns whether it was present.
   bool erase(Key key) {
     return write_leaf(key, [key](void* memory) {
@@ -313,6 +319,18 @@ class bw_tree : public detail::multi_find_member<bw_tree<Key, Value, LeafCapacit
   }
 
   // ---- ordered scan ----------------------------------------------------------------------------
+
+  // The protocol's scan: visit(key, value) for up to `limit` keys >= start, in order; returns
+  // how many it visited.
+  template <class Visit>
+    requires std::invocable<Visit&, Key, Value>
+  std::size_t scan(Key start, std::size_t limit, Visit&& visit) const {
+    if (limit == 0) return 0;
+    return scan(start, [&](Key key, Value value) {
+      visit(key, value);
+      return --limit > 0;
+    });
+  }
 
   // Calls visit(key, value) for every key >= from in order, until visit returns false (or
   // void). Each page is read as one consistent view. Returns the number of keys visited.
@@ -334,7 +352,7 @@ class bw_tree : public detail::multi_find_member<bw_tree<Key, Value, LeafCapacit
         page = head->right;
         continue;
       }
-      merged_leaf(head, view);
+      detail::bw_tree::merged_leaf<Key, Value>(head, view);
       for (const auto& [key, value] : view) {
         if (key < from) continue;
         ++visited;
@@ -642,7 +660,7 @@ class bw_tree : public detail::multi_find_member<bw_tree<Key, Value, LeafCapacit
   }
 
   // When a write takes effect, given whether the key is present on its leaf page.
-  enum class write_rule { always, if_absent, if_present };
+  enum class write_rule { blind, always, if_absent, if_present };
 
   static auto upsert_builder(Key key, Value value) noexcept {
     return [key, value](void* memory) {
@@ -654,20 +672,9 @@ class bw_tree : public detail::multi_find_member<bw_tree<Key, Value, LeafCapacit
     };
   }
 
-  // Whether a leaf page, from its head record, holds `key` (the newest delta about it decides).
-  static bool leaf_holds(const record* head, Key key) noexcept {
-    const record* current = head;
-    for (; !current->is_base(); current = current->next) {
-      if (current->kind == record_kind::leaf_upsert && as_upsert(current)->key == key) return true;
-      if (current->kind == record_kind::leaf_remove && as_remove(current)->key == key) return false;
-    }
-    const auto* base = static_cast<const leaf_base*>(current);
-    return std::binary_search(base->keys(), base->keys() + base->count, key);
-  }
-
   // Installs the delta `build` makes on the key's leaf page, if `rule` allows it given whether
   // the key is present on the head it is installed on (the compare-and-swap keeps that head).
-  // Returns whether the key was present.
+  // Returns whether the key was present (false for a blind write, which does not look).
   template <class Build>
   bool write_leaf(Key key, Build build, std::size_t bytes, write_rule rule) {
     const auto guard = domain_.pin();
@@ -686,90 +693,18 @@ class bw_tree : public detail::multi_find_member<bw_tree<Key, Value, LeafCapacit
         path[0] = page;
         continue;
       }
-      present = leaf_holds(head, key);
-      if ((rule == write_rule::if_absent && present) || (rule == write_rule::if_present && !present)) {
-        domain_.deallocate(delta, bytes);  // never published
-        return present;
+      if (rule != write_rule::blind) {
+        present = detail::bw_tree::leaf_holds<Key, Value>(head, key);
+        if ((rule == write_rule::if_absent && present) || (rule == write_rule::if_present && !present)) {
+          domain_.deallocate(delta, bytes);  // never published
+          return present;
+        }
       }
       stack_on(delta, head);
       if (mapping_.install(page, head, delta)) break;
     }
     if (delta->chain_length >= ChainThreshold) consolidate(page, path);
     return present;
-  }
-
-  // The live (key, value) pairs of a leaf page, in key order, from its head record.
-  static void merged_leaf(const record* head, std::vector<std::pair<Key, Value>>& out) {
-    struct change {
-      Key key;
-      Value value;
-      bool present;
-      std::uint32_t age;  // 0 for the newest delta
-    };
-    std::vector<change> changes;
-    changes.reserve(head->chain_length);
-    const record* current = head;
-    std::uint32_t age = 0;
-    while (!current->is_base()) {
-      if (current->kind == record_kind::leaf_upsert) {
-        changes.push_back({as_upsert(current)->key, as_upsert(current)->value, true, age++});
-      } else if (current->kind == record_kind::leaf_remove) {
-        changes.push_back({as_remove(current)->key, Value{}, false, age++});
-      }
-      current = current->next;
-    }
-    // The newest change of each key wins.
-    std::sort(changes.begin(), changes.end(),
-              [](const change& a, const change& b) { return a.key != b.key ? a.key < b.key : a.age < b.age; });
-    const leaf_base* base = static_cast<const leaf_base*>(current);
-    out.clear();
-    std::uint32_t from_base = 0;
-    for (std::size_t from_changes = 0; from_changes < changes.size();) {
-      const change& newest = changes[from_changes];
-      while (from_base < base->count && base->keys()[from_base] < newest.key) {
-        out.emplace_back(base->keys()[from_base], base->payloads()[from_base]);
-        ++from_base;
-      }
-      if (from_base < base->count && base->keys()[from_base] == newest.key) ++from_base;
-      if (newest.present) out.emplace_back(newest.key, newest.value);
-      while (from_changes < changes.size() && changes[from_changes].key == newest.key) ++from_changes;
-    }
-    for (; from_base < base->count; ++from_base) out.emplace_back(base->keys()[from_base], base->payloads()[from_base]);
-    // Keys the page no longer holds (they moved to the right sibling with a split).
-    if (head->has_high) {
-      std::erase_if(out, [&](const std::pair<Key, Value>& entry) { return entry.first >= head->high; });
-    }
-  }
-
-  // The (separator, child) entries of an inner page, in key order, from its head record (an
-  // index entry and the base never name the same separator; if they did, the entry would win).
-  static void merged_inner(const record* head, std::vector<std::pair<Key, page_id>>& out) {
-    struct entry {
-      Key separator;
-      std::uint32_t age;  // deltas newest first, then the base
-      page_id child;
-    };
-    std::vector<entry> entries;
-    const record* current = head;
-    std::uint32_t age = 0;
-    while (!current->is_base()) {
-      if (current->kind == record_kind::inner_entry) {
-        entries.push_back({as_entry(current)->separator, age++, as_entry(current)->child});
-      }
-      current = current->next;
-    }
-    const inner_base* base = static_cast<const inner_base*>(current);
-    for (std::uint32_t index = 0; index < base->count; ++index) {
-      entries.push_back({base->keys()[index], age, base->payloads()[index]});
-    }
-    std::sort(entries.begin(), entries.end(), [](const entry& a, const entry& b) {
-      return a.separator != b.separator ? a.separator < b.separator : a.age < b.age;
-    });
-    out.clear();
-    for (const entry& e : entries) {
-      if (head->has_high && e.separator >= head->high) break;  // moved to the right sibling
-      if (out.empty() || out.back().first != e.separator) out.emplace_back(e.separator, e.child);
-    }
   }
 
   template <class Payload>
@@ -798,12 +733,12 @@ class bw_tree : public detail::multi_find_member<bw_tree<Key, Value, LeafCapacit
     if (head->is_base()) return;
     if (head->level == 0) {
       std::vector<std::pair<Key, Value>> entries;
-      merged_leaf(head, entries);
+      detail::bw_tree::merged_leaf<Key, Value>(head, entries);
       leaf_base* base = build_base<Value>(entries, 0, entries.size(), 0, head->has_high != 0, head->high, head->right);
       replace_and_split(page, head, base, entries, path);
     } else {
       std::vector<std::pair<Key, page_id>> entries;
-      merged_inner(head, entries);
+      detail::bw_tree::merged_inner<Key>(head, entries);
       inner_base* base =
           build_base<page_id>(entries, 0, entries.size(), head->level, head->has_high != 0, head->high, head->right);
       replace_and_split(page, head, base, entries, path);
