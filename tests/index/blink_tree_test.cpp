@@ -319,6 +319,18 @@ TEST(BlinkTree, OneLookupSourceInThreeModes) {
       EXPECT_EQ(found, plain) << to_string(how) << " group " << group;
     }
   }
+  std::map<key_type, value_type> model;
+  for (key_type key : keys) {
+    if (const auto value = tree.find(key)) model[key] = *value;
+  }
+  for (const std::size_t limit : {std::size_t{0}, std::size_t{1}, std::size_t{100}, model.size() + 3}) {
+    std::vector<std::pair<key_type, value_type>> seen;
+    const std::size_t visited = tree.scan(1000, limit, [&](key_type key, value_type value) { seen.emplace_back(key, value); });
+    std::vector<std::pair<key_type, value_type>> expected;
+    for (auto at = model.lower_bound(1000); at != model.end() && expected.size() < limit; ++at) expected.emplace_back(*at);
+    EXPECT_EQ(seen, expected) << "limit " << limit;
+    EXPECT_EQ(visited, expected.size());
+  }
   std::vector<std::optional<value_type>> none;
   tree.multi_find(std::span<const key_type>{}, none, technique::coro, 4);  // empty input
   for (technique how : {technique::gp, technique::amac, technique::fiber, technique::coro_nested}) {

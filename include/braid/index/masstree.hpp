@@ -197,14 +197,22 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
     return visited;
   }
 
+  // The protocol's scan: visit(key, value) for up to `limit` keys >= start, in order; returns
+  // how many it visited.
+  template <class Visit>
+    requires std::invocable<Visit&, std::string_view, Value>
+  std::size_t scan(std::string_view start, std::size_t limit, Visit&& visit) const {
+    if (limit == 0) return 0;
+    return scan(start, [&](std::string_view key, Value value) {
+      visit(key, value);
+      return --limit > 0;
+    });
+  }
+
   // At most `limit` (key, value) pairs with key >= from, in order.
   [[nodiscard]] std::vector<std::pair<std::string, Value>> scan(std::string_view from, std::size_t limit) const {
     std::vector<std::pair<std::string, Value>> found;
-    if (limit == 0) return found;
-    scan(from, [&](std::string_view key, Value value) {
-      found.emplace_back(std::string(key), value);
-      return found.size() < limit;
-    });
+    scan(from, limit, [&](std::string_view key, Value value) { found.emplace_back(std::string(key), value); });
     return found;
   }
 

@@ -32,11 +32,14 @@
 // inserts (nodes ~70 % full), from 2 MiB-page arenas.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <atomic>
+#include <concepts>
 #include <coroutine>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -125,6 +128,17 @@ class blink_tree : public detail::multi_find_member<blink_tree, detail::blink_tr
   };
   // Up to `limit` entries with keys >= `from`, ascending (appended to `out` when given).
   scan_summary scan(key_type from, std::uint32_t limit, std::vector<std::pair<key_type, value_type>>* out = nullptr) const;
+  // The protocol's scan: visit(key, value) for up to `limit` entries with keys >= `start`,
+  // ascending; returns how many. The entries are collected under the leaves' versions first,
+  // then visited.
+  template <class Visit>
+    requires std::invocable<Visit&, key_type, value_type>
+  std::size_t scan(key_type start, std::size_t limit, Visit&& visit) const {
+    std::vector<std::pair<key_type, value_type>> entries;
+    scan(start, static_cast<std::uint32_t>(std::min<std::size_t>(limit, std::numeric_limits<std::uint32_t>::max())), &entries);
+    for (const auto& [key, value] : entries) visit(key, value);
+    return entries.size();
+  }
 
   // ---- the lookup, written once ----------------------------------------------------------
   // sequential: the plain descent; interleaved: prefetch + suspend at every node;
