@@ -12,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "braid/core/memory_probe.hpp"
 #include "braid/core/thread_runner.hpp"
 #include "options.hpp"
 
@@ -164,20 +165,41 @@ std::size_t parse_cache_size(const std::string& text) {
 
 }  // namespace
 
-std::size_t last_level_cache_bytes() {
-  static const std::size_t bytes = [] {
-    std::size_t largest = 0;
-    for (int index = 0; index < 8; ++index) {
-      const std::string base = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
-      const std::string level = read_first_line(base + "level");
-      if (level.empty()) break;
-      if (read_first_line(base + "type") == "Instruction") continue;
-      largest = std::max(largest, parse_cache_size(read_first_line(base + "size")));
-    }
-    return largest;
-  }();
-  return bytes;
+namespace {
+
+// The largest data or unified cache sysfs reports for cpu0; 0 when it reports none.
+std::size_t last_level_cache_from_sysfs() {
+  std::size_t largest = 0;
+  for (int index = 0; index < 8; ++index) {
+    const std::string base = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+    const std::string level = read_first_line(base + "level");
+    if (level.empty()) break;
+    if (read_first_line(base + "type") == "Instruction") continue;
+    largest = std::max(largest, parse_cache_size(read_first_line(base + "size")));
+  }
+  return largest;
 }
+
+struct last_level_cache {
+  std::size_t bytes = 0;
+  std::string source;
+};
+
+// sysfs when it knows the caches; otherwise measured by a chase over growing working sets
+// (once per process, about a second).
+const last_level_cache& this_machines_last_level_cache() {
+  static const last_level_cache cache = [] {
+    if (const std::size_t reported = last_level_cache_from_sysfs(); reported != 0) return last_level_cache{reported, "sysfs"};
+    const cache_measurement measured = measure_last_level_cache();
+    if (measured.last_level_bytes == 0) return last_level_cache{0, "unknown: no sysfs entry, no cache boundary measured"};
+    return last_level_cache{measured.last_level_bytes, "measured: latency of growing working sets, no sysfs entry"};
+  }();
+  return cache;
+}
+
+}  // namespace
+
+std::size_t last_level_cache_bytes() { return this_machines_last_level_cache().bytes; }
 
 std::size_t dram_resident_bytes() {
   constexpr std::size_t mebibyte = std::size_t{1} << 20;
@@ -319,6 +341,9 @@ run_metadata run_metadata::collect() {
     caches += (caches.empty() ? "" : " ") + ("L" + level + "=" + read_first_line(base + "size"));
   }
   facts["caches"] = caches.empty() ? "unknown" : caches;
+  const last_level_cache& llc = this_machines_last_level_cache();
+  facts["last_level_cache"] =
+      llc.bytes == 0 ? llc.source : format_bytes(llc.bytes) + ", " + llc.source;
   facts["cpus_available"] = std::to_string(available_cpus().size());
   facts["hardware_threads"] = std::to_string(std::thread::hardware_concurrency());
 #if defined(__clang__)

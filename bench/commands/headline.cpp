@@ -170,8 +170,11 @@ int run_headline(const std::vector<std::string>& arguments) {
 
   run_metadata metadata = run_metadata::collect();
   const std::size_t dram_panel_bytes = cap_dram ? headline_dram_cap : dram_resident_bytes();
+  const std::string ratio = last_level_cache_bytes() == 0
+                                ? "last-level cache unknown"
+                                : format_number(data_to_llc(dram_panel_bytes)) + "x the last-level cache";
   metadata.facts["headline_dram_panels"] =
-      format_bytes(dram_panel_bytes) + " (" + format_number(data_to_llc(dram_panel_bytes)) + "x the last-level cache" +
+      format_bytes(dram_panel_bytes) + " (" + ratio +
       (cap_dram ? "; capped from " + format_bytes(dram_resident_bytes()) + ", --full-size lifts the cap)" : ")");
   for (std::size_t index = 0; index < runs.size(); ++index) {
     const headline_entry& entry = *ran[index];

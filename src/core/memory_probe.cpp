@@ -84,4 +84,37 @@ memory_profile probe_memory(const memory_probe_options& options) {
   return profile;
 }
 
+cache_measurement measure_last_level_cache(std::size_t largest_bytes, page_size pages) {
+  constexpr std::size_t smallest = std::size_t{1} << 20;
+  if (largest_bytes < 4 * smallest) throw std::invalid_argument("measure_last_level_cache: largest set below 4 MiB");
+  huge_array<chase_line> lines(largest_bytes / sizeof(chase_line), pages);
+  cache_measurement measured;
+  std::uint64_t sink = 0;
+  for (std::size_t bytes = smallest; bytes <= largest_bytes; bytes *= 2) {
+    const std::size_t count = bytes / sizeof(chase_line);
+    link_random_cycle(lines.data(), count);
+    // Warm up: a set that fits a cache is in it after one lap; a larger one never is.
+    run_chases(lines.data(), count, 1, std::min<std::size_t>(count, std::size_t{1} << 16), sink);
+    const std::size_t steps = std::size_t{1} << 17;
+    measured.points.push_back({bytes, run_chases(lines.data(), count, 1, steps, sink) / static_cast<double>(steps)});
+  }
+  asm volatile("" : : "r"(sink));
+  measured.last_level_bytes = cache_boundary(measured.points);
+  return measured;
+}
+
+std::size_t cache_boundary(std::span<const working_set_latency> points) {
+  if (points.size() < 2) return 0;
+  const double low = points.front().ns_per_load;
+  const double high = points.back().ns_per_load;
+  if (!(high >= 2 * low)) return 0;
+  const double threshold = low + (high - low) / 4;
+  std::size_t boundary = 0;
+  for (const working_set_latency& point : points) {
+    if (point.ns_per_load > threshold) break;
+    boundary = point.bytes;
+  }
+  return boundary;
+}
+
 }  // namespace braid

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <span>
+#include <stdexcept>
+#include <vector>
 
 #include "braid/core/memory_probe.hpp"
 
@@ -33,6 +36,38 @@ TEST(MemoryProbe, RejectsMeaninglessOptions) {
   options.buffer_bytes = 4 << 20;
   options.chains = {};
   EXPECT_THROW(probe_memory(options), std::invalid_argument);
+}
+
+TEST(MemoryProbe, CacheBoundaryIsTheEndOfTheLowPlateau) {
+  constexpr std::size_t mib = std::size_t{1} << 20;
+  // 4 ns in cache up to 32 MiB, then a climb to 100 ns: the threshold is 28 ns.
+  const std::vector<working_set_latency> epyc = {{1 * mib, 4},   {2 * mib, 5},   {4 * mib, 6},    {8 * mib, 8},
+                                                 {16 * mib, 10}, {32 * mib, 14}, {64 * mib, 55}, {128 * mib, 80},
+                                                 {256 * mib, 95}, {512 * mib, 100}};
+  EXPECT_EQ(cache_boundary(epyc), 32 * mib);
+  // Right at the threshold still counts as cached; just above does not.
+  const std::vector<working_set_latency> edge = {{1 * mib, 10}, {2 * mib, 32.5}, {4 * mib, 32.6}, {8 * mib, 100}};
+  EXPECT_EQ(cache_boundary(edge), 2 * mib);
+  // No boundary in range: everything cached, or too few points.
+  const std::vector<working_set_latency> flat = {{1 * mib, 10}, {2 * mib, 11}, {4 * mib, 19}};
+  EXPECT_EQ(cache_boundary(flat), 0u);
+  EXPECT_EQ(cache_boundary(std::span<const working_set_latency>{}), 0u);
+  const std::vector<working_set_latency> one = {{1 * mib, 10}};
+  EXPECT_EQ(cache_boundary(one), 0u);
+  // Already slow at the smallest set: the first point is the plateau.
+  const std::vector<working_set_latency> tiny = {{1 * mib, 10}, {2 * mib, 90}, {4 * mib, 100}};
+  EXPECT_EQ(cache_boundary(tiny), 1 * mib);
+}
+
+TEST(MemoryProbe, MeasuresGrowingWorkingSets) {
+  EXPECT_THROW(measure_last_level_cache(2 << 20, page_size::small_4k), std::invalid_argument);
+  const cache_measurement measured = measure_last_level_cache(8 << 20, page_size::small_4k);
+  ASSERT_EQ(measured.points.size(), 4u);  // 1, 2, 4, 8 MiB
+  for (std::size_t i = 0; i < measured.points.size(); ++i) {
+    EXPECT_EQ(measured.points[i].bytes, (std::size_t{1} << 20) << i);
+    EXPECT_GT(measured.points[i].ns_per_load, 0.0);
+  }
+  EXPECT_EQ(measured.last_level_bytes, cache_boundary(measured.points));
 }
 
 }  // namespace

@@ -6,11 +6,16 @@
 //    fetch rate (lines per ns) grows with k until the core's miss handling saturates. The
 //    best rate is the roofline that interleaved lookups are measured against.
 //
+//  - last-level cache size: the dependent-load latency of working sets from 1 MiB upwards
+//    (doubling); the cache ends where the latency leaves the cache's plateau. For machines
+//    that do not say (no cache information in sysfs, as in some virtual machines).
+//
 // Interleaving cannot beat the best k-chain rate: a lookup technique's `roofline_fraction`
 // is its cache-line fetch rate over that maximum.
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -41,5 +46,33 @@ struct memory_probe_options {
 
 // Takes about a second per 512 MiB of buffer (building the permutation dominates).
 memory_profile probe_memory(const memory_probe_options& options = {});
+
+// One point of the last-level cache measurement: a working set and its latency.
+struct working_set_latency {
+  std::size_t bytes;
+  double ns_per_load;
+};
+
+struct cache_measurement {
+  std::size_t last_level_bytes = 0;         // 0: no plateau ends below the largest set
+  std::vector<working_set_latency> points;  // by size, ascending
+};
+
+// Measures the last-level cache as a chase sees it: the latency of one random chase over
+// working sets of 1 MiB, 2 MiB, ... up to `largest_bytes` (at least 4 MiB), on `pages`. The
+// cache is the largest set whose latency is within a quarter of the way from the 1 MiB
+// set's latency to the largest set's: beyond the cache, random loads miss in proportion to
+// the excess (a set of 4/3 of the cache misses a quarter of the time). Reports 0 when the
+// largest set is not at least twice as slow as the smallest (no cache boundary in range).
+// Under a second for the default 256 MiB; a cache of more than half the largest set is not
+// found (0). On a shared machine this is the capacity a chase gets, which can be less than
+// the nominal size.
+cache_measurement measure_last_level_cache(std::size_t largest_bytes = std::size_t{256} << 20,
+                                           page_size pages = page_size::huge_2m);
+
+// The rule measure_last_level_cache applies to its points (ascending sizes): the largest
+// size before the first latency above low + (high - low) / 4, where low and high are the
+// first and last points' latencies; 0 for fewer than two points or high < 2 x low.
+std::size_t cache_boundary(std::span<const working_set_latency> points);
 
 }  // namespace braid
