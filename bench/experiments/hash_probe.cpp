@@ -36,8 +36,6 @@ using result = table_type::result_type;
 
 constexpr double distinct_share_of_uniform_draws = 1.0 - 1.0 / 2.718281828459045;
 
-std::uint64_t value_of_key(std::uint32_t key) { return std::uint64_t{key} * 2654435761u + 1; }
-
 std::vector<std::uint32_t> as_keys(const std::vector<std::uint64_t>& indices) {
   return std::vector<std::uint32_t>(indices.begin(), indices.end());
 }
@@ -140,8 +138,8 @@ void run_hash_probe(run_context& context) {
       peers.standard.reserve(build_keys);
       peers.abseil.reserve(build_keys);
       for (std::uint32_t key : build) {
-        peers.standard.emplace(key, value_of_key(key));
-        peers.abseil.emplace(key, value_of_key(key));
+        peers.standard.emplace(key, value_of(key));
+        peers.abseil.emplace(key, value_of(key));
       }
     }
     for (bool bucket_per_key : {false, true}) {
@@ -149,7 +147,7 @@ void run_hash_probe(run_context& context) {
       context.progress("building " + structure);
       table_type table = bucket_per_key ? table_type::with_buckets_for(count_distinct(build), pages)
                                         : table_type(table_type::paper_bucket_count, build_keys, pages);
-      table.insert_all(std::span<const std::uint32_t>(build), [&](std::size_t i) { return value_of_key(build[i]); });
+      table.insert_all(std::span<const std::uint32_t>(build), [&](std::size_t i) { return value_of(build[i]); });
       context.note(structure + " pages", table.describe_pages());
       const std::size_t probe_count = bucket_per_key ? short_chain_probes : long_chain_probes;
       for (unsigned threads : thread_counts) {

@@ -28,6 +28,7 @@
 #include "braid/core/thread_runner.hpp"
 #include "experiment.hpp"
 #include "lookup_bench.hpp"
+#include "lookup_results.hpp"
 #include "measure.hpp"
 #include "roofline.hpp"
 #include "threads.hpp"
@@ -40,13 +41,11 @@ inline constexpr unsigned update_percent = 5;
 
 [[nodiscard]] inline bool is_update(std::uint64_t operation) noexcept { return (operation & update_bit) != 0; }
 [[nodiscard]] inline std::uint64_t key_of(std::uint64_t operation) noexcept { return operation & ~update_bit; }
-[[nodiscard]] inline std::uint64_t value_of(std::uint64_t key) noexcept {
-  return (key * 0x9E3779B97F4A7C15ull) ^ 0x5DEECE66Dull;
-}
 
-// An operation's share of a pass checksum.
+// An operation's share of a pass checksum: a read's, the mix of what it returned (no position:
+// the shares of a pass's chunks add up in any order).
 [[nodiscard]] inline std::uint64_t read_share(const std::optional<std::uint64_t>& result) noexcept {
-  return result ? *result * 0xBF58476D1CE4E5B9ull + 1 : 0x5BD1E995ull;
+  return mix_of(result);
 }
 inline constexpr std::uint64_t update_share = 0xC2B2AE3D27D4EB4Full;
 

@@ -36,8 +36,6 @@ std::uint64_t key_number(std::uint64_t i) {
   return z ^ (z >> 31);
 }
 
-std::uint64_t value_of_key(std::uint64_t key) { return key ^ 0x5DEECE66Dull; }
-
 template <class Map>
 void add_map_pass(lookup_bench::lookup_passes<result>& passes, const char* name, const Map& map,
                   std::span<const std::uint64_t> keys) {
@@ -70,7 +68,7 @@ void run_linear_probe(run_context& context) {
                            "linear-probe at this size");
     context.progress("building a table of " + std::to_string(capacity) + " slots");
     table_type table(stored, pages);
-    for (std::uint64_t i = 1; i <= stored; ++i) table.insert(key_number(i), value_of_key(key_number(i)));
+    for (std::uint64_t i = 1; i <= stored; ++i) table.insert(key_number(i), value_of(key_number(i)));
     context.note("linear-probe pages", table.describe_pages());
     std::unordered_map<std::uint64_t, std::uint64_t> standard;
     absl::flat_hash_map<std::uint64_t, std::uint64_t> abseil;
@@ -79,8 +77,8 @@ void run_linear_probe(run_context& context) {
       standard.reserve(stored);
       abseil.reserve(stored);
       for (std::uint64_t i = 1; i <= stored; ++i) {
-        standard.emplace(key_number(i), value_of_key(key_number(i)));
-        abseil.emplace(key_number(i), value_of_key(key_number(i)));
+        standard.emplace(key_number(i), value_of(key_number(i)));
+        abseil.emplace(key_number(i), value_of(key_number(i)));
       }
     }
 

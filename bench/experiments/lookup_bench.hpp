@@ -20,6 +20,7 @@
 #include "braid/core/all.hpp"
 #include "braid/index/technique.hpp"
 #include "experiment.hpp"
+#include "lookup_results.hpp"
 #include "measure.hpp"
 #include "results.hpp"
 #include "roofline.hpp"
@@ -63,18 +64,6 @@ inline bool dram_resident(std::size_t bytes) { return bytes >= 4 * last_level_ca
 // cache once it is warm: the cache holds LLC / bytes of the lines.
 inline double uniform_miss_share(std::size_t bytes) {
   return 1.0 - std::min(1.0, static_cast<double>(last_level_cache_bytes()) / static_cast<double>(bytes));
-}
-
-// An order-sensitive checksum of a pass's results.
-template <class Result>
-std::uint64_t checksum_of(std::span<const Result> results) {
-  std::uint64_t sum = 0;
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    const std::uint64_t value =
-        results[i] ? static_cast<std::uint64_t>(*results[i]) * 0x9E3779B97F4A7C15ull + 1 : 0x5bd1e995ull;
-    sum += value * (2 * i + 1);
-  }
-  return sum;
 }
 
 struct pass_label {

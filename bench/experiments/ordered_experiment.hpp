@@ -1,8 +1,9 @@
 // Shared parts of the ordered-index experiments (bst, skip-list, csb-plus-tree, bplus-tree):
 // key sets and lookup streams, the variants a run compares, and the rows it emits.
 //
-// Every variant fills one result per lookup key; its checksum folds results and positions, so
-// a variant that returns other results (or the right results in another order) fails the run.
+// Every variant fills one result per lookup key; its checksum (lookup_results.hpp) folds results
+// and positions, so a variant that returns other results (or the right results in another
+// order) fails the run.
 // Ratios are against the fastest plain variant ("naive" and any "naive-..." spelling), so the
 // baseline is always the best plain algorithm the experiment measured.
 #pragma once
@@ -22,6 +23,7 @@
 #include "braid/core/frame_pool.hpp"
 #include "braid/core/operation.hpp"
 #include "experiment.hpp"
+#include "lookup_results.hpp"
 #include "measure.hpp"
 #include "results.hpp"
 #include "roofline.hpp"
@@ -46,8 +48,6 @@ inline std::vector<std::uint64_t> distinct_random_keys(std::size_t count, std::u
   return keys;
 }
 
-inline std::uint64_t value_of(std::uint64_t key) noexcept { return key ^ 0x5DEECE66Dull; }
-
 // Lookup keys drawn from `stored` by the run's distribution (all present). `sorted` sorts the
 // keys themselves, as the thesis's sorted-lookup variant does.
 inline std::vector<std::uint64_t> lookup_keys(const run_context& context, std::span<const std::uint64_t> stored,
@@ -63,15 +63,6 @@ inline std::vector<std::uint64_t> lookup_keys(const run_context& context, std::s
 // The page size at the head of a describe_pages() text ("2m (100% of ...)" -> "2m").
 inline std::string obtained_pages(const std::string& description) {
   return description.substr(0, description.find(' '));
-}
-
-// Folds results with their positions: equal checksums mean equal results in equal order.
-inline std::uint64_t checksum_of(const lookup_results& results) noexcept {
-  std::uint64_t sum = 0;
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    sum += (i + 1) * (results[i] ? *results[i] * 0x9E3779B97F4A7C15ull + 1 : 0);
-  }
-  return sum;
 }
 
 // One way of answering the run's lookups.
