@@ -56,7 +56,7 @@ void run_node_size(run_context& context, std::size_t size, const std::vector<std
       {"levels", static_cast<std::int64_t>(tree.height())},
       {"entries", static_cast<std::int64_t>(tree.size())},
       {"pages", obtained_pages(tree.describe_pages())},
-      {"dist", context.distribution_or({}).describe()}};
+      {"distribution", context.distribution_or({}).describe()}};
 
   // ---- lookups: naive, flattened coroutine, nested tasks, fiber ----
   {

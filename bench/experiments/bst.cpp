@@ -117,7 +117,7 @@ void run_bst(run_context& context) {
                  {"average_depth", depths.average_depth},
                  {"max_depth", static_cast<std::int64_t>(depths.max_depth)},
                  {"pages", obtained_pages(tree.describe_pages())},
-                 {"dist", context.distribution_or({}).describe()}};
+                 {"distribution", context.distribution_or({}).describe()}};
     context.progress("measuring " + std::to_string(variants.size()) + " variants");
     measure_and_emit(context, run, variants);
   }

@@ -91,7 +91,7 @@ void run_node_size(run_context& context, std::size_t size, const std::vector<std
                {"levels", static_cast<std::int64_t>(tree.levels())},
                {"entries", static_cast<std::int64_t>(tree.size())},
                {"pages", obtained_pages(tree.describe_pages())},
-               {"dist", context.distribution_or({}).describe()}};
+               {"distribution", context.distribution_or({}).describe()}};
   context.progress("measuring " + std::to_string(variants.size()) + " variants");
   measure_and_emit(context, run, variants);
 }
@@ -150,7 +150,7 @@ void run_over_codes(run_context& context, std::size_t size, const std::vector<st
                {"levels", static_cast<std::int64_t>(tree.levels())},
                {"entries", static_cast<std::int64_t>(tree.size())},
                {"pages", obtained_pages(tree.describe_pages())},
-               {"dist", context.distribution_or({}).describe()}};
+               {"distribution", context.distribution_or({}).describe()}};
   context.progress("measuring the csb+-tree over codes");
   measure_and_emit(context, run, variants);
 }

@@ -228,7 +228,7 @@ inline void measure_and_emit(run_context& context, const run_description& run, c
         .set("mops", operations / m.median_ns * 1e3)
         .set("speedup_vs_naive", baseline_ns / m.median_ns)
         .set("cycles_per_op", m.median_cycles / operations)
-        .set("naive_baseline", baseline);
+        .set("naive_reference", baseline);
     // A peer (std::map, absl::btree_map) is another structure with other lines: the line
     // counts, and so the roofline fraction, describe braid's structure only.
     const std::string& technique = variants[v].technique;

@@ -96,7 +96,7 @@ void run_skip_list(run_context& context) {
         {"nodes", static_cast<std::int64_t>(list.size())},
         {"levels", static_cast<std::int64_t>(list.height())},
         {"pages", obtained_pages(list.describe_pages())},
-        {"dist", context.distribution_or({}).describe()}};
+        {"distribution", context.distribution_or({}).describe()}};
 
     // ---- point lookups ----
     {
