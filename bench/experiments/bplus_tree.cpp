@@ -54,30 +54,13 @@ void run_node_size(run_context& context, std::size_t size, const run_settings& s
   // ---- lookups: naive, flattened coroutine, nested tasks, fiber ----
   {
     const std::span<const std::uint64_t> lookup_span(lookups);
-    const auto multi_find_with = multi_find_fills(tree, lookup_span);
-    std::vector<variant> variants = {plain_variant("naive", multi_find_with(technique::naive, 1, false))};
-    const frame_sizes frames{
-        .coro = static_cast<std::int64_t>(
-            pool_bytes_per_operation([&] { return tree.template lookup<interleaved>(lookups.front()); })),
-        .task = static_cast<std::int64_t>(
-            pool_bytes_per_operation([&] { return tree.template lookup_nested<interleaved>(lookups.front()); }))};
-    add_interleaved(variants, context, settings.groups, interleaved_names, multi_find_with, frames);
-    peers.add_lookups(variants, lookup_span);
-
+    const std::vector<variant> variants = lookup_variants(context, tree, lookup_span, settings, interleaved_names, peers);
     // Lines per lookup: a whole node per suspension for small nodes; one (or, for the last
     // range, about one and a half) per suspension for probed page-sized nodes.
-    const double suspensions =
-        sampled_suspensions(lookup_span, [&](std::uint64_t key) { return tree.template lookup<interleaved>(key); });
-    run_description run{
-        .structure = "bplus_tree",
-        .size_bytes = tree.memory_bytes(),
-        .operations = lookups.size(),
-        .lines_per_operation = tree_type::fetches_whole_nodes
-                                   ? suspensions * static_cast<double>(NodeBytes / cache_line_bytes)
-                                   : suspensions,
-        .descent_node_bytes = NodeBytes,
-        .repetitions = settings.repetitions,
-        .extra = shared_fields};
+    run_description run = lookup_run("bplus_tree", tree, lookup_span, settings,
+                                     tree_type::fetches_whole_nodes ? static_cast<double>(NodeBytes / cache_line_bytes) : 1.0);
+    run.descent_node_bytes = NodeBytes;
+    run.extra = shared_fields;
     run.extra.emplace_back("operation", "lookup");
     context.progress("measuring lookups, " + std::to_string(NodeBytes) + "-byte nodes");
     measure_and_emit(context, run, variants);

@@ -37,30 +37,21 @@ void run_bst(run_context& context) {
     peers.build(context, keys);
 
     const std::span<const std::uint64_t> lookup_span(lookups);
-    const auto multi_find_with = multi_find_fills(tree, lookup_span);
-    std::vector<variant> variants = {plain_variant("naive", multi_find_with(technique::naive, 1, false))};
+    std::vector<variant> plain;
     if (context.selected("naive-branchy")) {
-      variants.push_back(plain_variant("naive-branchy", [&tree, lookup_span](std::span<std::optional<std::uint64_t>> out) {
+      plain.push_back(plain_variant("naive-branchy", [&tree, lookup_span](std::span<std::optional<std::uint64_t>> out) {
         for (std::size_t i = 0; i < lookup_span.size(); ++i) out[i] = tree.find_branchy(lookup_span[i]);
       }));
     }
-    const frame_sizes frames{.coro = static_cast<std::int64_t>(
-                                 pool_bytes_per_operation([&] { return tree.lookup<interleaved>(lookups.front()); }))};
-    add_interleaved(variants, context, settings.groups, interleaved_names, multi_find_with, frames);
-    peers.add_lookups(variants, lookup_span);
+    const std::vector<variant> variants =
+        lookup_variants(context, tree, lookup_span, settings, interleaved_names, peers, std::move(plain));
 
-    run_description run{
-        .structure = "binary_search_tree",
-        .size_bytes = tree.memory_bytes(),
-        .operations = lookups.size(),
-        .lines_per_operation =
-            sampled_suspensions(lookup_span, [&](std::uint64_t key) { return tree.lookup<interleaved>(key); }),
-        .descent_node_bytes = tree.memory_bytes() / std::max<std::size_t>(tree.size(), 1),
-        .repetitions = settings.repetitions,
-        .extra = run_fields(context, tree.describe_pages(),
-                            {{"nodes", static_cast<std::int64_t>(tree.size())},
-                             {"average_depth", depths.average_depth},
-                             {"max_depth", static_cast<std::int64_t>(depths.max_depth)}})};
+    run_description run = lookup_run("binary_search_tree", tree, lookup_span, settings);
+    run.descent_node_bytes = tree.memory_bytes() / std::max<std::size_t>(tree.size(), 1);
+    run.extra = run_fields(context, tree.describe_pages(),
+                           {{"nodes", static_cast<std::int64_t>(tree.size())},
+                            {"average_depth", depths.average_depth},
+                            {"max_depth", static_cast<std::int64_t>(depths.max_depth)}});
     context.progress("measuring " + std::to_string(variants.size()) + " variants");
     measure_and_emit(context, run, variants);
   }

@@ -45,26 +45,15 @@ void run_node_size(run_context& context, std::size_t size, const run_settings& s
   std::vector<std::uint64_t>().swap(keys);
 
   const std::span<const std::uint64_t> lookup_span(lookups);
-  const auto multi_find_with = multi_find_fills(tree, lookup_span);
-  std::vector<variant> variants = {plain_variant("naive", multi_find_with(technique::naive, 1, false))};
-  const frame_sizes frames{.coro = static_cast<std::int64_t>(
-                               pool_bytes_per_operation([&] { return tree.template lookup<interleaved>(lookups.front()); }))};
-  add_interleaved(variants, context, settings.groups, interleaved_names, multi_find_with, frames);
-  peers.add_lookups(variants, lookup_span);
-
-  const run_description run{
-      .structure = "csb_plus_tree",
-      .size_bytes = tree.memory_bytes(),
-      .operations = lookups.size(),
-      .lines_per_operation =
-          static_cast<double>(NodeBytes / cache_line_bytes) *
-          sampled_suspensions(lookup_span, [&](std::uint64_t key) { return tree.template lookup<interleaved>(key); }),
-      .descent_node_bytes = NodeBytes,
-      .repetitions = settings.repetitions,
-      .extra = run_fields(context, tree.describe_pages(),
-                          {{"node_bytes", static_cast<std::int64_t>(NodeBytes)},
-                           {"levels", static_cast<std::int64_t>(tree.levels())},
-                           {"entries", static_cast<std::int64_t>(tree.size())}})};
+  const std::vector<variant> variants = lookup_variants(context, tree, lookup_span, settings, interleaved_names, peers);
+  // Every suspension fetches a whole node.
+  run_description run =
+      lookup_run("csb_plus_tree", tree, lookup_span, settings, static_cast<double>(NodeBytes / cache_line_bytes));
+  run.descent_node_bytes = NodeBytes;
+  run.extra = run_fields(context, tree.describe_pages(),
+                         {{"node_bytes", static_cast<std::int64_t>(NodeBytes)},
+                          {"levels", static_cast<std::int64_t>(tree.levels())},
+                          {"entries", static_cast<std::int64_t>(tree.size())}});
   context.progress("measuring " + std::to_string(variants.size()) + " variants");
   measure_and_emit(context, run, variants);
 }
@@ -101,18 +90,12 @@ void run_over_codes(run_context& context, std::size_t size, const run_settings& 
   const frame_sizes frames{.coro = static_cast<std::int64_t>(
                                pool_bytes_per_operation([&] { return tree.lookup<interleaved>(lookups.front()); }))};
   add_interleaved(variants, context, settings.groups, over_codes_names, multi_find_with, frames);
-  const run_description run{
-      .structure = "csb_plus_tree_over_codes",
-      .size_bytes = tree.memory_bytes(),
-      .operations = lookups.size(),
-      .lines_per_operation =
-          sampled_suspensions(lookup_span, [&](std::uint64_t key) { return tree.lookup<interleaved>(key); }),
-      .descent_node_bytes = 64,
-      .repetitions = settings.repetitions,
-      .extra = run_fields(context, tree.describe_pages(),
-                          {{"node_bytes", std::int64_t{64}},
-                           {"levels", static_cast<std::int64_t>(tree.levels())},
-                           {"entries", static_cast<std::int64_t>(tree.size())}})};
+  run_description run = lookup_run("csb_plus_tree_over_codes", tree, lookup_span, settings);
+  run.descent_node_bytes = 64;
+  run.extra = run_fields(context, tree.describe_pages(),
+                         {{"node_bytes", std::int64_t{64}},
+                          {"levels", static_cast<std::int64_t>(tree.levels())},
+                          {"entries", static_cast<std::int64_t>(tree.size())}});
   context.progress("measuring the csb+-tree over codes");
   measure_and_emit(context, run, variants);
 }

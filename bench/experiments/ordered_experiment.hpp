@@ -380,6 +380,41 @@ struct run_description {
   std::vector<std::pair<std::string, field_value>> extra;  // fields every row carries
 };
 
+// The variants of a lookup run over `index`: naive, the experiment's other `plain` variants,
+// every selected technique of `names` at every group through multi_find (the coroutines with
+// the frame bytes of one lookup), then the peers.
+template <class Index>
+std::vector<variant> lookup_variants(const run_context& context, const Index& index, std::span<const std::uint64_t> lookups,
+                                     const run_settings& settings, const std::vector<std::string>& names,
+                                     const peer_maps& peers, std::vector<variant> plain = {}) {
+  const auto multi_find_with = multi_find_fills(index, lookups);
+  std::vector<variant> variants = {plain_variant("naive", multi_find_with(technique::naive, 1, false))};
+  for (variant& each : plain) variants.push_back(std::move(each));
+  frame_sizes frames{.coro = static_cast<std::int64_t>(
+                         pool_bytes_per_operation([&] { return index.template lookup<interleaved>(lookups.front()); }))};
+  if constexpr (requires { index.template lookup_nested<interleaved>(lookups.front()); }) {
+    frames.task = static_cast<std::int64_t>(
+        pool_bytes_per_operation([&] { return index.template lookup_nested<interleaved>(lookups.front()); }));
+  }
+  add_interleaved(variants, context, settings.groups, names, multi_find_with, frames);
+  peers.add_lookups(variants, lookups);
+  return variants;
+}
+
+// A lookup run over `index`: its lines per lookup are the interleaved lookup's suspensions
+// times the lines each suspension fetches.
+template <class Index>
+run_description lookup_run(std::string structure, const Index& index, std::span<const std::uint64_t> lookups,
+                           const run_settings& settings, double lines_per_suspension = 1) {
+  return {.structure = std::move(structure),
+          .size_bytes = index.memory_bytes(),
+          .operations = lookups.size(),
+          .lines_per_operation =
+              lines_per_suspension *
+              sampled_suspensions(lookups, [&](std::uint64_t key) { return index.template lookup<interleaved>(key); }),
+          .repetitions = settings.repetitions};
+}
+
 // The share of a descent's lines that come from DRAM, for roofline_fraction. A lookup in a tree
 // (or skip list) of n nodes touches c·ln n nodes; under uniform lookups the hottest nodes are
 // the top ones, and the K = LLC / node_bytes of them that fit in the last-level cache stay

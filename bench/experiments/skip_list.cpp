@@ -61,22 +61,10 @@ void run_skip_list(run_context& context) {
     // ---- point lookups ----
     {
       const std::span<const std::uint64_t> lookup_span(lookups);
-      const auto multi_find_with = multi_find_fills(list, lookup_span);
-      std::vector<variant> variants = {plain_variant("naive", multi_find_with(technique::naive, 1, false))};
-      const frame_sizes frames{.coro = static_cast<std::int64_t>(
-                                   pool_bytes_per_operation([&] { return list.lookup<interleaved>(lookups.front()); }))};
-      add_interleaved(variants, context, settings.groups, interleaved_names, multi_find_with, frames);
-      peers.add_lookups(variants, lookup_span);
-
-      run_description run{
-          .structure = "skip_list",
-          .size_bytes = list.memory_bytes(),
-          .operations = lookups.size(),
-          .lines_per_operation =
-              sampled_suspensions(lookup_span, [&](std::uint64_t key) { return list.lookup<interleaved>(key); }),
-          .descent_node_bytes = static_cast<std::size_t>(expected_node_bytes()),
-          .repetitions = settings.repetitions,
-          .extra = shared_fields};
+      const std::vector<variant> variants = lookup_variants(context, list, lookup_span, settings, interleaved_names, peers);
+      run_description run = lookup_run("skip_list", list, lookup_span, settings);
+      run.descent_node_bytes = static_cast<std::size_t>(expected_node_bytes());
+      run.extra = shared_fields;
       run.extra.emplace_back("operation", "lookup");
       context.progress("measuring lookups");
       measure_and_emit(context, run, variants);
