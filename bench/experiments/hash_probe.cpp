@@ -136,7 +136,7 @@ const registration hash_probe{experiment{
     .summary = "chained hash table probe (100k buckets and bucket per key): naive, gp, amac, coro, fiber, "
                "std::unordered_map, absl::flat_hash_map",
     .techniques = lookup_bench::index_technique_names(table_type::default_prefetch_hint, {},
-                                                      {"std-unordered-map", "absl-flat-hash-map"}),
+                                                      lookup_bench::hash_map_peer_names),
     .accepted = lookup_bench::accepted_options,
     .run = run_hash_probe,
 }};
@@ -268,7 +268,7 @@ const headline_registration hash_headline{headline_entry{
                 .quick_arguments = quick_arguments(small_set, "uniform")}},
     .budget_seconds = 45,
     .summarize = compare_with_naive_and_peers(
-        {.peers = {"std-unordered-map", "absl-flat-hash-map"},
+        {.peers = lookup_bench::hash_map_peer_names,
          .split_by = {"structure"},
          .peer_compares_for = {{"chained-hash-100k-buckets", "paper's long chains vs user's map"}}}),
 }};

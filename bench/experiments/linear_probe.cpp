@@ -104,7 +104,7 @@ const registration linear_probe{experiment{
     .summary = "open-addressing linear-probing table (Murmur3, 50% load) at 0/50/100% hits: naive, gp, amac, "
                "coro, fiber, std::unordered_map, absl::flat_hash_map",
     .techniques = lookup_bench::index_technique_names(table_type::default_prefetch_hint, {},
-                                                      {"std-unordered-map", "absl-flat-hash-map"}),
+                                                      lookup_bench::hash_map_peer_names),
     .accepted = lookup_bench::accepted_options,
     .run = run_linear_probe,
 }};
@@ -143,7 +143,7 @@ const headline_registration linear_probe_headline{headline_entry{
                {.label = "8 MiB", .arguments = {"--size", "8MiB", "--group", "8,16"}, .quick_arguments = quick_arguments("1MiB")}},
     .budget_seconds = 40,
     .summarize = compare_with_naive_and_peers(
-        {.peers = {"std-unordered-map", "absl-flat-hash-map"}, .split_by = {"target_hit_rate"}}),
+        {.peers = lookup_bench::hash_map_peer_names, .split_by = {"target_hit_rate"}}),
 }};
 
 }  // namespace

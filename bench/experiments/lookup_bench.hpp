@@ -218,6 +218,9 @@ void add_index_techniques(lookup_passes<Result>& passes, const run_context& cont
   }
 }
 
+// The names of the hash-map peers below.
+inline const std::vector<std::string> hash_map_peer_names = {"std-unordered-map", "absl-flat-hash-map"};
+
 // The peers a user would use instead of a hash table, over the same keys:
 // std::unordered_map and absl::flat_hash_map, answering with find(); each is built when the
 // run selected it.
