@@ -1,5 +1,6 @@
 // Shared parts of the ordered-index experiments (bst, skip-list, csb-plus-tree, bplus-tree):
-// key sets and lookup streams, the variants a run compares, and the rows it emits.
+// their settings and technique names, key sets and lookup streams, the variants a run compares
+// (the index's techniques and the std::map / absl::btree_map peers), and the rows it emits.
 //
 // Every variant fills one result per lookup key; its checksum (lookup_results.hpp) folds results
 // and positions, so a variant that returns other results (or the right results in another
