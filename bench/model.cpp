@@ -52,7 +52,7 @@ model_prediction predict_interleaving(const model_inputs& inputs) {
 namespace {
 
 // The fields that tell one configuration of a sweep from another.
-constexpr const char* configuration_fields[] = {"panel", "structure", "size_bytes", "dist", "distribution", "threads", "pages"};
+constexpr const char* configuration_fields[] = {"panel", "structure", "size_bytes", "distribution", "threads", "pages"};
 
 std::string configuration_key(const result_row& row) {
   std::string key;

@@ -67,8 +67,8 @@ struct model_prediction {
 model_prediction predict_interleaving(const model_inputs& inputs);
 
 // The model next to the measured optimum, for every configuration of a group sweep in `rows`
-// (configurations are told apart by panel, structure, size_bytes, dist or distribution,
-// threads and pages). Needs per
+// (configurations are told apart by panel, structure, size_bytes, distribution, threads and
+// pages). Needs per
 // configuration a baseline row carrying `compute_ns_per_op` and `misses_per_op` (and optionally
 // `suspensions_per_op`), and per technique a row at group 1. One row per configuration and
 // technique: the model's T_compute, T_stall, T_switch, predicted G and speedup, the measured

@@ -14,7 +14,7 @@ namespace {
 
 // Configuration fields that split a panel's rows into separate lines when they vary.
 const std::vector<std::string>& configuration_fields() {
-  static const std::vector<std::string> fields = {"dist", "size_bytes", "threads", "pages", "group", "keys"};
+  static const std::vector<std::string> fields = {"distribution", "size_bytes", "threads", "pages", "group", "keys"};
   return fields;
 }
 
@@ -68,7 +68,7 @@ std::vector<series> series_of(const std::vector<const result_row*>& rows, const 
     for (const std::string& field : naming) {
       const std::string value = text_of(*row, field);
       if (value.empty()) continue;
-      name += (name.empty() ? "" : " ") + (field == "technique" || field == "dist" ? value : field + "=" + value);
+      name += (name.empty() ? "" : " ") + (field == "technique" || field == "distribution" ? value : field + "=" + value);
     }
     auto found = std::find_if(all.begin(), all.end(), [&](const series& s) { return s.name == name; });
     if (found == all.end()) {

@@ -23,6 +23,7 @@
 #include "braid/index/sorted_array.hpp"
 #include "experiment.hpp"
 #include "figures.hpp"
+#include "lookup_results.hpp"
 #include "measure.hpp"
 #include "workloads.hpp"
 
@@ -52,16 +53,16 @@ struct phase {
   [[nodiscard]] const array_type& array_of(std::size_t index) const { return *arrays[index / batch % arrays.size()]; }
 };
 
-std::uint64_t checksum_add(std::uint64_t sum, const array_type::result_type& found) {
-  return sum + (found ? *found + 1 : 0);
-}
-
-// Runs `run_batch(first, count, sum)` over the phase batch by batch (a batch never spans arrays).
+// Runs `run_batch(array, keys, add)` over the phase batch by batch (a batch never spans arrays);
+// add(i, result) folds the result of the batch's lookup i into the phase's checksum.
 template <class RunBatch>
 std::uint64_t by_batches(const phase& work, RunBatch run_batch) {
   std::uint64_t sum = 0;
   for (std::size_t first = 0; first < work.keys.size(); first += batch) {
-    run_batch(work.array_of(first), std::span(work.keys).subspan(first, std::min(batch, work.keys.size() - first)), sum);
+    auto add = [&sum, first](std::size_t i, const array_type::result_type& found) {
+      sum += checksum_share(first + i, found);
+    };
+    run_batch(work.array_of(first), std::span(work.keys).subspan(first, std::min(batch, work.keys.size() - first)), add);
   }
   return sum;
 }
@@ -71,38 +72,35 @@ std::vector<technique_run> techniques_for(const run_context& context, const phas
   std::vector<technique_run> runs;
   if (context.selected("naive")) {
     runs.push_back({"naive", [&work] {
-                      return by_batches(work, [](const array_type& array, std::span<const std::int64_t> keys, std::uint64_t& sum) {
-                        for (std::int64_t key : keys) sum = checksum_add(sum, array.find(key));
+                      return by_batches(work, [](const array_type& array, std::span<const std::int64_t> keys, auto& add) {
+                        for (std::size_t i = 0; i < keys.size(); ++i) add(i, array.find(keys[i]));
                       });
                     }});
   }
   if (context.selected("plain-coro")) {
     runs.push_back({"plain-coro", [&work] {
-                      return by_batches(work, [](const array_type& array, std::span<const std::int64_t> keys, std::uint64_t& sum) {
+                      return by_batches(work, [](const array_type& array, std::span<const std::int64_t> keys, auto& add) {
                         sequential_scheduler{}.run(
-                            keys.size(), [&](std::size_t i) { return array.lookup<sequential>(keys[i]); },
-                            [&](std::size_t, const array_type::result_type& found) { sum = checksum_add(sum, found); });
+                            keys.size(), [&](std::size_t i) { return array.lookup<sequential>(keys[i]); }, add);
                       });
                     }});
   }
   if (context.selected("coro")) {
     for (std::size_t group : groups) {
       runs.push_back({"coro-g" + std::to_string(group), [&work, group] {
-                        return by_batches(work, [group](const array_type& array, std::span<const std::int64_t> keys, std::uint64_t& sum) {
+                        return by_batches(work, [group](const array_type& array, std::span<const std::int64_t> keys, auto& add) {
                           interleaved_scheduler{group}.run(
-                              keys.size(), [&](std::size_t i) { return array.lookup<interleaved>(keys[i]); },
-                              [&](std::size_t, const array_type::result_type& found) { sum = checksum_add(sum, found); });
+                              keys.size(), [&](std::size_t i) { return array.lookup<interleaved>(keys[i]); }, add);
                         });
                       }});
     }
   }
   if (context.selected("adaptive")) {
     runs.push_back({"adaptive", [&work, &adaptive] {
-                      return by_batches(work, [&adaptive](const array_type& array, std::span<const std::int64_t> keys, std::uint64_t& sum) {
+                      return by_batches(work, [&adaptive](const array_type& array, std::span<const std::int64_t> keys, auto& add) {
                         adaptive.run(
                             keys.size(), [&](std::size_t i) { return array.lookup<sequential>(keys[i]); },
-                            [&](std::size_t i) { return array.lookup<interleaved>(keys[i]); },
-                            [&](std::size_t, const array_type::result_type& found) { sum = checksum_add(sum, found); });
+                            [&](std::size_t i) { return array.lookup<interleaved>(keys[i]); }, add);
                       });
                     }});
   }

@@ -60,6 +60,16 @@ const char* key_name() {
     return "sorted-array-string15";
 }
 
+// The branch-free plain search, the one every interleaved technique runs.
+template <class Key>
+void add_branchless_search(lookup_bench::lookup_passes<result>& passes, const sorted_array<Key>& array,
+                           std::span<const Key> keys) {
+  passes.add(lookup_bench::pass_label::naive("naive-branchless"),
+             [&array, keys](std::size_t begin, std::size_t end, std::span<result> out) {
+               array.multi_find(keys.subspan(begin, end - begin), out, technique::naive, 1);
+             });
+}
+
 // The analytical model's T_compute stand-in (model.hpp): the same searches over the same array,
 // the lookups cycling through 32 keys, whose paths stay in the caches: every step runs and none
 // misses. Measured for the branch-free naive search and each interleaved technique at group 1,
@@ -75,10 +85,7 @@ std::vector<measurement> measure_compute(const run_context& context, const sorte
   for (std::size_t i = 0; i < cycling.size(); ++i) cycling[i] = probes[i % hot_keys];
   const std::span<const Key> keys(cycling);
   lookup_bench::lookup_passes<result> passes(cycling.size(), runner);
-  passes.add(lookup_bench::pass_label::naive("naive-branchless"),
-             [&array, keys](std::size_t begin, std::size_t end, std::span<result> out) {
-               array.multi_find(keys.subspan(begin, end - begin), out, technique::naive, 1);
-             });
+  add_branchless_search(passes, array, keys);
   for (const lookup_bench::pass_label& label : main.labels()) {
     // The interleaved techniques at group 1, not the other-hint ablations.
     if (label.group != 1 || label.hint != to_string(sorted_array<Key>::default_prefetch_hint)) continue;
@@ -136,10 +143,7 @@ void measure_key_type(run_context& context, std::size_t size, const std::vector<
     const auto runner = lookup_bench::runner_for(threads);
     lookup_bench::lookup_passes<result> passes(lookups, runner.get());
     if (context.selected("naive-branchless") || context.selected("naive")) {
-      passes.add(lookup_bench::pass_label::naive("naive-branchless"),
-                 [&array, keys](std::size_t begin, std::size_t end, std::span<result> out) {
-                   array.multi_find(keys.subspan(begin, end - begin), out, technique::naive, 1);
-                 });
+      add_branchless_search(passes, array, keys);
     }
     if (context.selected("naive-branchy") || context.selected("naive")) {
       passes.add(lookup_bench::pass_label::naive("naive-branchy"),
@@ -183,10 +187,9 @@ void measure_key_type(run_context& context, std::size_t size, const std::vector<
     const auto measured = passes.measure(repetitions, context);
     const double suspensions =
         compute.empty() ? 0.0
-                        : ordered::suspensions_per_operation(keys.first(std::min<std::size_t>(keys.size(), 20'000)),
-                                                             [&array](const Key& key) {
-                                                               return array.template lookup<interleaved>(key);
-                                                             });
+                        : ordered::sampled_suspensions(keys, [&array](const Key& key) {
+                            return array.template lookup<interleaved>(key);
+                          });
     lookup_bench::emit_rows(
         context, passes, measured,
         {.structure = structure,
@@ -232,25 +235,15 @@ void run_binary_search(run_context& context) {
   }
 }
 
-std::vector<std::string> binary_search_techniques() {
-  std::vector<std::string> names = {"naive", "naive-branchless", "naive-branchy"};
-  for (const std::string& name :
-       lookup_bench::index_technique_names(sorted_array<std::int32_t>::default_prefetch_hint)) {
-    if (name != "naive") names.push_back(name);
-  }
-  names.emplace_back("std-lower-bound");
-  names.emplace_back("eytzinger-prefetch");
-  return names;
-}
-
 const registration binary_search{experiment{
     .name = "binary-search",
     .reproduces = "Killer Nanoseconds Fig. 6, 10; thesis Fig. 4.1, 4.5, 4.6; Cimple Fig. 1 (binary search)",
     .summary = "sorted-array search, int32 / int64 / 15-char strings: both plain searches, gp, amac, coro, fiber, "
                "std::lower_bound, Eytzinger with prefetch",
-    .techniques = binary_search_techniques(),
-    .accepted = accepts_size | accepts_keys | accepts_group | accepts_threads | accepts_technique | accepts_dist |
-                accepts_pages,
+    .techniques = lookup_bench::index_technique_names(sorted_array<std::int32_t>::default_prefetch_hint,
+                                                      {"naive-branchless", "naive-branchy"},
+                                                      {"std-lower-bound", "eytzinger-prefetch"}),
+    .accepted = lookup_bench::accepted_options,
     .run = run_binary_search,
 }};
 

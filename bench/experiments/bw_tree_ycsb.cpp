@@ -93,7 +93,7 @@ class bw_tree_passes {
                                       : std::as_const(tree_).lookup<interleaved>(key_of(operation));
         },
         [&](std::size_t index, std::optional<std::uint64_t> result) {
-          sum += is_update(operations_[begin + index]) ? update_share : read_share(result);
+          sum += share_of(operations_[begin + index], result);
         });
     return sum;
   }
@@ -112,12 +112,10 @@ class bw_tree_passes {
 
   // Lines a get fetches one by one (reads of the stream's first `sample` operations).
   double lines_per_get(std::size_t sample) const {
-    std::vector<std::uint64_t> keys;
-    for (std::size_t i = 0; i < operations_.size() && keys.size() < sample; ++i) {
-      if (!is_update(operations_[i])) keys.push_back(key_of(operations_[i]));
-    }
-    return ordered::suspensions_per_operation(
-        std::span<const std::uint64_t>(keys), [this](std::uint64_t key) { return std::as_const(tree_).lookup<interleaved>(key); });
+    const std::vector<std::uint64_t> reads = sampled_reads(operations_, sample);
+    return ordered::suspensions_per_operation(std::span<const std::uint64_t>(reads), [this](std::uint64_t i) {
+      return std::as_const(tree_).lookup<interleaved>(key_of(operations_[i]));
+    });
   }
 
   std::size_t frame_bytes() const {
@@ -134,32 +132,20 @@ void run_bw_tree_ycsb(run_context& context) {
   const run_settings settings =
       settings_of(context, {4, 8, 12, 16, 24}, {4, 12}, footprint, "the Bw-tree and its workload");
   for (const key_distribution& distribution : distributions_of(context)) {
-    context.progress("generating " + distribution.describe() + " operations");
-    const workload stream = make_workload(settings.records, settings.operations, distribution, context.seed());
-    context.note("workload " + distribution.describe(), stream.description);
-
+    const workload stream = generate_workload(context, settings, distribution);
     tree_type tree(settings.pages);
-    {
-      thread_runner loader(settings.most_threads);
-      context.progress("loading " + std::to_string(settings.records) + " records");
-      load(loader, stream.records, [&](std::uint64_t key) { tree.upsert(key, value_of(key)); });
-    }
+    load(context, settings.most_threads, stream.records, [&](std::uint64_t key) { tree.upsert(key, value_of(key)); });
     bw_tree_passes passes(tree, stream.operations);
 
-    run_facts facts{.structure = "bw-tree",
-                    .distribution = distribution.describe(),
-                    .pages = to_string(settings.pages),
-                    .size_bytes = tree.memory_bytes(),
-                    .records = settings.records,
-                    .operations = settings.operations,
-                    .lines_per_op = passes.lines_per_get(20'000)};
+    run_facts facts = facts_of("bw-tree", settings, distribution, tree.memory_bytes());
+    facts.lines_per_op = passes.lines_per_get(20'000);
     facts.dram_lines_per_op = facts.lines_per_op * dram_share_of_lines(facts.size_bytes, average_fanout, tree.height());
     facts.extra = {{"updates", static_cast<std::int64_t>(stream.updates)},
                    {"height", static_cast<std::int64_t>(tree.height())},
                    {"frame_bytes", static_cast<std::int64_t>(passes.frame_bytes())}};
     measure_thread_counts(
         context, settings, facts, {"coro", "gp", "amac"},
-        [&passes](const std::string& technique, std::size_t group) -> std::function<std::uint64_t(std::size_t, std::size_t)> {
+        [&passes](const std::string& technique, std::size_t group) -> chunk_function {
           if (technique == "naive") return [&passes](std::size_t b, std::size_t e) { return passes.naive(b, e); };
           if (technique == "coro") {
             return [&passes, group](std::size_t b, std::size_t e) { return passes.coroutine(b, e, group); };
@@ -183,7 +169,7 @@ const registration bw_tree_ycsb{experiment{
     .reproduces = "Killer Nanoseconds Fig. 13 (Bw-tree, 95% reads / 5% updates)",
     .summary = "Bw-tree, 95/5 uniform and YCSB-B Zipfian: naive, coroutine, GP, AMAC",
     .techniques = {"naive", "coro", "gp", "amac"},
-    .accepted = accepts_size | accepts_keys | accepts_group | accepts_threads | accepts_technique | accepts_dist | accepts_pages,
+    .accepted = accepted_options,
     .run = run_bw_tree_ycsb,
 }};
 
@@ -193,44 +179,26 @@ const figure_registration bw_tree_fig13{figure{
     .reproduces = "Killer Nanoseconds Fig. 13a-b, Table 3 (Bw-tree, 95/5, group-size sweep, 1 and 2 threads)",
     .summary = "Bw-tree 95/5: throughput against the group size, coro, GP and AMAC vs naive",
     .panels = {{.label = "uniform",
-                .arguments = {"--keys", "20000000", "--dist", "uniform", "--group", "1,2,4,8,12,16,24", "--threads", "1,2"},
-                .quick_arguments = {"--keys", "100000", "--dist", "uniform", "--group", "4,12", "--threads", "1"}},
+                .arguments = panel_arguments("20000000", "uniform", "1,2,4,8,12,16,24", "1,2"),
+                .quick_arguments = quick_arguments("uniform", "4,12")},
                {.label = "zipf",
-                .arguments = {"--keys", "20000000", "--dist", "zipf:0.99", "--group", "4,8,12,16,24", "--threads", "1,2"},
-                .quick_arguments = {"--keys", "100000", "--dist", "zipf:0.99", "--group", "4,12", "--threads", "1"}}},
+                .arguments = panel_arguments("20000000", "zipf:0.99", "4,8,12,16,24", "1,2"),
+                .quick_arguments = quick_arguments("zipf:0.99", "4,12")}},
     .axes = {.x = "group", .y = "mops", .series = {"technique", "threads"}},
-    .paper = {{.source = "Killer Nanoseconds Table 3, Fig. 13 (MSVC, 25M records, uniform)",
-               .claim = "AMAC beats naive by up to 1.7x",
-               .where = {{"panel", "uniform"}, {"technique", "amac"}},
-               .computed = statistic::maximum,
-               .paper_low = 1.7,
-               .paper_high = 1.7,
-               .shape = shape_rule::same_side_of(1),
-               .caveat = "up to 28 threads in the paper; 1-2 here"},
-              {.source = "Killer Nanoseconds Table 3 (MSVC)",
-               .claim = "GP up to 1.7x over naive",
-               .where = {{"panel", "uniform"}, {"technique", "gp"}},
-               .computed = statistic::maximum,
-               .paper_low = 1.7,
-               .paper_high = 1.7,
-               .shape = shape_rule::same_side_of(1)},
-              {.source = "Killer Nanoseconds Table 3 (MSVC)",
-               .claim = "Coro up to 1.4x over naive",
-               .where = {{"panel", "uniform"}, {"technique", "coro"}},
-               .computed = statistic::maximum,
-               .paper_low = 1.4,
-               .paper_high = 1.4,
-               .shape = shape_rule::same_side_of(1),
-               .caveat = "MSVC in the paper; ours Clang"},
-              {.source = "Killer Nanoseconds Fig. 13a (1 thread)",
-               .claim = "AMAC 1.22x faster on average than Coro",
-               .where = {{"panel", "uniform"}, {"threads", "1"}, {"technique", "coro"}},
-               .field = "speedup_vs_amac",
-               .computed = statistic::maximum,
-               .paper_low = 1 / 1.22,
-               .paper_high = 1 / 1.22,
-               .shape = shape_rule::within_factor(1.3),
-               .caveat = "the paper's average over groups; ours the best coro group against the best amac group"}},
+    .paper = {paper_claim("Killer Nanoseconds Table 3, Fig. 13 (MSVC, 25M records, uniform)", "AMAC beats naive by up to 1.7x",
+                          {{"panel", "uniform"}, {"technique", "amac"}}, statistic::maximum, 1.7, 1.7,
+                          shape_rule::same_side_of(1), "up to 28 threads in the paper; 1-2 here"),
+              paper_claim("Killer Nanoseconds Table 3 (MSVC)", "GP up to 1.7x over naive",
+                          {{"panel", "uniform"}, {"technique", "gp"}}, statistic::maximum, 1.7, 1.7,
+                          shape_rule::same_side_of(1), ""),
+              paper_claim("Killer Nanoseconds Table 3 (MSVC)", "Coro up to 1.4x over naive",
+                          {{"panel", "uniform"}, {"technique", "coro"}}, statistic::maximum, 1.4, 1.4,
+                          shape_rule::same_side_of(1), "MSVC in the paper; ours Clang"),
+              paper_claim("Killer Nanoseconds Fig. 13a (1 thread)", "AMAC 1.22x faster on average than Coro",
+                          {{"panel", "uniform"}, {"threads", "1"}, {"technique", "coro"}}, statistic::maximum, 1 / 1.22,
+                          1 / 1.22, shape_rule::within_factor(1.3),
+                          "the paper's average over groups; ours the best coro group against the best amac group",
+                          "speedup_vs_amac")},
     .model = {},
 }};
 
@@ -242,7 +210,7 @@ const headline_registration bw_tree_headline{headline_entry{
     .panels = {{.label = "uniform",
                 .arguments = {"--size", "dram", "--dist", "uniform", "--group", "16", "--threads", "1",
                               "--repetitions", "2"},
-                .quick_arguments = {"--keys", "100000", "--dist", "uniform", "--group", "8", "--threads", "1"}}},
+                .quick_arguments = quick_arguments("uniform", "8")}},
     .budget_seconds = 50,
     .summarize = compare_with_naive_and_peers("naive", {}),
 }};

@@ -19,6 +19,7 @@
 #include "braid/index/eytzinger_array.hpp"
 #include "braid/index/sorted_array.hpp"
 #include "experiment.hpp"
+#include "lookup_results.hpp"
 #include "measure.hpp"
 #include "workloads.hpp"
 
@@ -27,18 +28,12 @@ namespace {
 
 using result = std::optional<std::size_t>;
 
-std::uint64_t checksum(std::span<const result> results) {
-  std::uint64_t sum = 0;
-  for (std::size_t i = 0; i < results.size(); ++i) sum = sum * 31 + (results[i] ? *results[i] + 1 : 0);
-  return sum;
-}
-
 template <class Structure>
 technique_run pass(std::string name, const Structure& structure, std::span<const typename Structure::key_type> keys,
                    std::vector<result>& out, technique how, std::size_t group) {
   return {std::move(name), [&structure, keys, &out, how, group] {
             structure.multi_find(keys, std::span<result>(out), how, group);
-            return checksum(out);
+            return checksum_of(out);
           }};
 }
 
@@ -74,7 +69,7 @@ void run_for_key(run_context& context, const std::string& structure_name, std::s
   if (context.selected("eytzinger-plain")) {
     eytzinger_runs.push_back({"eytzinger-plain", [&] {
                                 for (std::size_t i = 0; i < lookups; ++i) nodes[i] = layout.find_without_prefetch(keys[i]);
-                                return checksum(nodes);
+                                return checksum_of(nodes);
                               }});
   }
   if (context.selected("sorted-naive")) sorted_runs.push_back(pass("sorted-naive", array, probe, positions, technique::naive, 1));

@@ -13,13 +13,10 @@
 // Rows: one per (size, policy, threads, technique, group); `hit_rate`, `average_chain`,
 // `build_keys`, and `roofline_fraction` (nodes visited per probe over the memory's best line
 // rate) when the table is DRAM-resident.
-#include <absl/container/flat_hash_map.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "braid/index/chained_hash_table.hpp"
@@ -36,8 +33,6 @@ using result = table_type::result_type;
 
 constexpr double distinct_share_of_uniform_draws = 1.0 - 1.0 / 2.718281828459045;
 
-std::uint64_t value_of_key(std::uint32_t key) { return std::uint64_t{key} * 2654435761u + 1; }
-
 std::vector<std::uint32_t> as_keys(const std::vector<std::uint64_t>& indices) {
   return std::vector<std::uint32_t>(indices.begin(), indices.end());
 }
@@ -47,32 +42,15 @@ std::size_t count_distinct(std::vector<std::uint32_t> keys) {
   return static_cast<std::size_t>(std::unique(keys.begin(), keys.end()) - keys.begin());
 }
 
-// The peer baselines, built once per size over the same distinct keys.
-struct peer_maps {
-  std::unordered_map<std::uint32_t, std::uint64_t> standard;
-  absl::flat_hash_map<std::uint32_t, std::uint64_t> abseil;
-};
-
-template <class Map>
-void add_map_pass(lookup_bench::lookup_passes<result>& passes, const char* name, const Map& map,
-                  std::span<const std::uint32_t> keys) {
-  passes.add(lookup_bench::pass_label::peer_baseline(name),
-             [&map, keys](std::size_t begin, std::size_t end, std::span<result> out) {
-               for (std::size_t i = begin; i < end; ++i) {
-                 const auto found = map.find(keys[i]);
-                 out[i - begin] = found == map.end() ? result{} : result{found->second};
-               }
-             });
-}
+using hash_peers = lookup_bench::hash_map_peers<std::uint32_t>;
 
 void measure_policy(run_context& context, const table_type& table, const std::string& structure,
-                    std::span<const std::uint32_t> probes, const peer_maps& peers, std::size_t build_keys,
+                    std::span<const std::uint32_t> probes, const hash_peers& peers, std::size_t build_keys,
                     const std::vector<std::size_t>& groups, unsigned threads, unsigned repetitions) {
   const auto runner = lookup_bench::runner_for(threads);
   lookup_bench::lookup_passes<result> passes(probes.size(), runner.get());
   lookup_bench::add_index_techniques(passes, context, table, probes, groups);
-  if (context.selected("std-unordered-map")) add_map_pass(passes, "std-unordered-map", peers.standard, probes);
-  if (context.selected("absl-flat-hash-map")) add_map_pass(passes, "absl-flat-hash-map", peers.abseil, probes);
+  peers.add_passes(passes, probes);
   if (passes.labels().empty()) return;
 
   std::vector<result> reference(probes.size());
@@ -134,22 +112,14 @@ void run_hash_probe(run_context& context) {
     const std::vector<std::uint32_t> probes = as_keys(
         draw_indices(std::max(long_chain_probes, short_chain_probes), build_keys, distribution, context.seed() + 1));
 
-    peer_maps peers;
-    if (context.selected("std-unordered-map") || context.selected("absl-flat-hash-map")) {
-      context.progress("building the peer maps");
-      peers.standard.reserve(build_keys);
-      peers.abseil.reserve(build_keys);
-      for (std::uint32_t key : build) {
-        peers.standard.emplace(key, value_of_key(key));
-        peers.abseil.emplace(key, value_of_key(key));
-      }
-    }
+    hash_peers peers(context);
+    peers.build(context, build.size(), [&build](std::size_t i) { return build[i]; });
     for (bool bucket_per_key : {false, true}) {
       const std::string structure = bucket_per_key ? "chained-hash-bucket-per-key" : "chained-hash-100k-buckets";
       context.progress("building " + structure);
       table_type table = bucket_per_key ? table_type::with_buckets_for(count_distinct(build), pages)
                                         : table_type(table_type::paper_bucket_count, build_keys, pages);
-      table.insert_all(std::span<const std::uint32_t>(build), [&](std::size_t i) { return value_of_key(build[i]); });
+      table.insert_all(std::span<const std::uint32_t>(build), [&](std::size_t i) { return value_of(build[i]); });
       context.note(structure + " pages", table.describe_pages());
       const std::size_t probe_count = bucket_per_key ? short_chain_probes : long_chain_probes;
       for (unsigned threads : thread_counts) {
@@ -160,21 +130,14 @@ void run_hash_probe(run_context& context) {
   }
 }
 
-std::vector<std::string> hash_probe_techniques() {
-  auto names = lookup_bench::index_technique_names(table_type::default_prefetch_hint);
-  names.emplace_back("std-unordered-map");
-  names.emplace_back("absl-flat-hash-map");
-  return names;
-}
-
 const registration hash_probe{experiment{
     .name = "hash-probe",
     .reproduces = "Killer Nanoseconds Fig. 1-2 (group sweep), Fig. 4 (size sweep), Table 3 hash row",
     .summary = "chained hash table probe (100k buckets and bucket per key): naive, gp, amac, coro, fiber, "
                "std::unordered_map, absl::flat_hash_map",
-    .techniques = hash_probe_techniques(),
-    .accepted = accepts_size | accepts_keys | accepts_group | accepts_threads | accepts_technique | accepts_dist |
-                accepts_pages,
+    .techniques = lookup_bench::index_technique_names(table_type::default_prefetch_hint, {},
+                                                      lookup_bench::hash_map_peer_names),
+    .accepted = lookup_bench::accepted_options,
     .run = run_hash_probe,
 }};
 
@@ -305,7 +268,7 @@ const headline_registration hash_headline{headline_entry{
                 .quick_arguments = quick_arguments(small_set, "uniform")}},
     .budget_seconds = 45,
     .summarize = compare_with_naive_and_peers(
-        {.peers = {"std-unordered-map", "absl-flat-hash-map"},
+        {.peers = lookup_bench::hash_map_peer_names,
          .split_by = {"structure"},
          .peer_compares_for = {{"chained-hash-100k-buckets", "paper's long chains vs user's map"}}}),
 }};

@@ -28,6 +28,7 @@
 #include "braid/core/thread_runner.hpp"
 #include "experiment.hpp"
 #include "lookup_bench.hpp"
+#include "lookup_results.hpp"
 #include "measure.hpp"
 #include "roofline.hpp"
 #include "threads.hpp"
@@ -40,15 +41,28 @@ inline constexpr unsigned update_percent = 5;
 
 [[nodiscard]] inline bool is_update(std::uint64_t operation) noexcept { return (operation & update_bit) != 0; }
 [[nodiscard]] inline std::uint64_t key_of(std::uint64_t operation) noexcept { return operation & ~update_bit; }
-[[nodiscard]] inline std::uint64_t value_of(std::uint64_t key) noexcept {
-  return (key * 0x9E3779B97F4A7C15ull) ^ 0x5DEECE66Dull;
-}
 
-// An operation's share of a pass checksum.
+// An operation's share of a pass checksum: a read's, the mix of what it returned (no position:
+// the shares of a pass's chunks add up in any order).
 [[nodiscard]] inline std::uint64_t read_share(const std::optional<std::uint64_t>& result) noexcept {
-  return result ? *result * 0xBF58476D1CE4E5B9ull + 1 : 0x5BD1E995ull;
+  return mix_of(result);
 }
 inline constexpr std::uint64_t update_share = 0xC2B2AE3D27D4EB4Full;
+// The share of an operation that answered `result` (nothing, for an update).
+[[nodiscard]] inline std::uint64_t share_of(std::uint64_t operation, const std::optional<std::uint64_t>& result) noexcept {
+  return is_update(operation) ? update_share : read_share(result);
+}
+
+// The positions of the reads among the first operations of a stream, at most `sample` of them:
+// the gets a structure's lines per get are counted on.
+[[nodiscard]] inline std::vector<std::uint64_t> sampled_reads(std::span<const std::uint64_t> operations,
+                                                              std::size_t sample) {
+  std::vector<std::uint64_t> reads;
+  for (std::size_t i = 0; i < operations.size() && reads.size() < sample; ++i) {
+    if (!is_update(operations[i])) reads.push_back(i);
+  }
+  return reads;
+}
 
 struct workload {
   std::vector<std::uint64_t> records;     // keys, in insert order
@@ -85,9 +99,11 @@ inline workload make_workload(std::size_t records, std::size_t operations, const
   return sum;
 }
 
-// Loads every record (insert phase), split across the runner's workers.
+// Loads every record (insert phase), split across `threads` workers.
 template <class Put>
-void load(thread_runner& runner, std::span<const std::uint64_t> records, Put put) {
+void load(run_context& context, unsigned threads, std::span<const std::uint64_t> records, Put put) {
+  thread_runner runner(threads);
+  context.progress("loading " + std::to_string(records.size()) + " records");
   runner.run([&](unsigned worker) {
     const chunk mine = chunk_of(records.size(), runner.size(), worker);
     for (std::size_t i = mine.begin; i < mine.end; ++i) put(records[i]);
@@ -222,6 +238,9 @@ inline run_settings settings_of(const run_context& context, std::vector<std::siz
   return settings;
 }
 
+// One pass over operations [begin, end): returns their checksum shares' sum.
+using chunk_function = std::function<std::uint64_t(std::size_t, std::size_t)>;
+
 // For every thread count: the `naive` pass and every selected (technique, group) pass, each a
 // chunk function from chunk_pass(technique, group) (group 0 for naive), measured interleaved.
 template <class ChunkPass>
@@ -247,6 +266,40 @@ void measure_thread_counts(run_context& context, const run_settings& settings, r
                      " passes");
     measure_and_emit(context, facts, labels, runs, expected, settings.repetitions, reference);
   }
+}
+
+// The run's stream for `distribution`, described in the run's metadata.
+inline workload generate_workload(run_context& context, const run_settings& settings,
+                                  const key_distribution& distribution) {
+  context.progress("generating " + distribution.describe() + " operations");
+  workload stream = make_workload(settings.records, settings.operations, distribution, context.seed());
+  context.note("workload " + distribution.describe(), stream.description);
+  return stream;
+}
+
+// What the rows of `structure` (`size_bytes` once loaded) share under a run's settings.
+inline run_facts facts_of(std::string structure, const run_settings& settings, const key_distribution& distribution,
+                          std::size_t size_bytes) {
+  return {.structure = std::move(structure),
+          .distribution = distribution.describe(),
+          .pages = to_string(settings.pages),
+          .size_bytes = size_bytes,
+          .records = settings.records,
+          .operations = settings.operations};
+}
+
+// The options both experiments accept.
+inline constexpr unsigned accepted_options =
+    accepts_size | accepts_keys | accepts_group | accepts_threads | accepts_technique | accepts_dist | accepts_pages;
+
+// A figure panel's arguments: `records`, the distribution, the groups and the threads.
+inline std::vector<std::string> panel_arguments(const std::string& records, const std::string& distribution,
+                                                const std::string& groups, const std::string& threads) {
+  return {"--keys", records, "--dist", distribution, "--group", groups, "--threads", threads};
+}
+// The --quick form: 100,000 records, one thread.
+inline std::vector<std::string> quick_arguments(const std::string& distribution, const std::string& groups) {
+  return panel_arguments("100000", distribution, groups, "1");
 }
 
 // The distributions a run measures: --dist, else YCSB-B's Zipfian and uniform.

@@ -8,12 +8,9 @@
 // picked with the chosen distribution, or else a key that was never stored.
 // Rows: one per (size, hit rate, threads, technique, group); `roofline_fraction` counts the
 // lines a plain probe reads (1 + line crossings) when the table is DRAM-resident.
-#include <absl/container/flat_hash_map.h>
-
 #include <bit>
 #include <cstdint>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "braid/index/linear_probing_table.hpp"
@@ -36,20 +33,6 @@ std::uint64_t key_number(std::uint64_t i) {
   return z ^ (z >> 31);
 }
 
-std::uint64_t value_of_key(std::uint64_t key) { return key ^ 0x5DEECE66Dull; }
-
-template <class Map>
-void add_map_pass(lookup_bench::lookup_passes<result>& passes, const char* name, const Map& map,
-                  std::span<const std::uint64_t> keys) {
-  passes.add(lookup_bench::pass_label::peer_baseline(name),
-             [&map, keys](std::size_t begin, std::size_t end, std::span<result> out) {
-               for (std::size_t i = begin; i < end; ++i) {
-                 const auto found = map.find(keys[i]);
-                 out[i - begin] = found == map.end() ? result{} : result{found->second};
-               }
-             });
-}
-
 void run_linear_probe(run_context& context) {
   const bool quick = context.quick();
   const auto sizes = context.sizes_or({quick ? std::size_t{8} << 20 : dram_resident_bytes()});
@@ -60,29 +43,19 @@ void run_linear_probe(run_context& context) {
   const page_size pages = context.pages_or(page_size::huge_2m);
   const unsigned repetitions = context.repetitions_or(quick ? 3 : 5);
   const std::size_t lookups = context.keys_or(quick ? 100'000 : 500'000);
-  const bool with_peers = context.selected("std-unordered-map") || context.selected("absl-flat-hash-map");
 
   for (std::size_t size : sizes) {
     const std::size_t capacity = std::bit_floor(std::max<std::size_t>(size / sizeof(table_type::slot), 16));
     const std::size_t stored = capacity / 2;
+    lookup_bench::hash_map_peers<std::uint64_t> peers(context);
     // The table, the peers (about 40 and 34 bytes a key) and the probe keys.
-    context.require_memory(capacity * sizeof(table_type::slot) + (with_peers ? stored * 80 : 0) + lookups * 40,
+    context.require_memory(capacity * sizeof(table_type::slot) + (peers.any() ? stored * 80 : 0) + lookups * 40,
                            "linear-probe at this size");
     context.progress("building a table of " + std::to_string(capacity) + " slots");
     table_type table(stored, pages);
-    for (std::uint64_t i = 1; i <= stored; ++i) table.insert(key_number(i), value_of_key(key_number(i)));
+    for (std::uint64_t i = 1; i <= stored; ++i) table.insert(key_number(i), value_of(key_number(i)));
     context.note("linear-probe pages", table.describe_pages());
-    std::unordered_map<std::uint64_t, std::uint64_t> standard;
-    absl::flat_hash_map<std::uint64_t, std::uint64_t> abseil;
-    if (with_peers) {
-      context.progress("building the peer maps");
-      standard.reserve(stored);
-      abseil.reserve(stored);
-      for (std::uint64_t i = 1; i <= stored; ++i) {
-        standard.emplace(key_number(i), value_of_key(key_number(i)));
-        abseil.emplace(key_number(i), value_of_key(key_number(i)));
-      }
-    }
+    peers.build(context, stored, [](std::size_t i) { return key_number(i + 1); });  // keys 1..stored
 
     const std::vector<std::uint64_t> picks = draw_indices(lookups, stored, distribution, context.seed());
     for (double hit_rate : {0.0, 0.5, 1.0}) {
@@ -109,8 +82,7 @@ void run_linear_probe(run_context& context) {
         const auto runner = lookup_bench::runner_for(threads);
         lookup_bench::lookup_passes<result> passes(lookups, runner.get());
         lookup_bench::add_index_techniques(passes, context, table, keys, groups);
-        if (context.selected("std-unordered-map")) add_map_pass(passes, "std-unordered-map", standard, keys);
-        if (context.selected("absl-flat-hash-map")) add_map_pass(passes, "absl-flat-hash-map", abseil, keys);
+        peers.add_passes(passes, keys);
         if (passes.labels().empty()) continue;
         passes.verify(reference, result{~std::uint64_t{0}});
         context.progress("hit rate " + std::to_string(hit_rate) + ": measuring " +
@@ -126,21 +98,14 @@ void run_linear_probe(run_context& context) {
   }
 }
 
-std::vector<std::string> linear_probe_techniques() {
-  auto names = lookup_bench::index_technique_names(table_type::default_prefetch_hint);
-  names.emplace_back("std-unordered-map");
-  names.emplace_back("absl-flat-hash-map");
-  return names;
-}
-
 const registration linear_probe{experiment{
     .name = "linear-probe",
     .reproduces = "Cimple Fig. 1 hash-table bars and the 0 / 50 / 100 % hit-rate experiment (§8.2)",
     .summary = "open-addressing linear-probing table (Murmur3, 50% load) at 0/50/100% hits: naive, gp, amac, "
                "coro, fiber, std::unordered_map, absl::flat_hash_map",
-    .techniques = linear_probe_techniques(),
-    .accepted = accepts_size | accepts_keys | accepts_group | accepts_threads | accepts_technique | accepts_dist |
-                accepts_pages,
+    .techniques = lookup_bench::index_technique_names(table_type::default_prefetch_hint, {},
+                                                      lookup_bench::hash_map_peer_names),
+    .accepted = lookup_bench::accepted_options,
     .run = run_linear_probe,
 }};
 
@@ -178,7 +143,7 @@ const headline_registration linear_probe_headline{headline_entry{
                {.label = "8 MiB", .arguments = {"--size", "8MiB", "--group", "8,16"}, .quick_arguments = quick_arguments("1MiB")}},
     .budget_seconds = 40,
     .summarize = compare_with_naive_and_peers(
-        {.peers = {"std-unordered-map", "absl-flat-hash-map"}, .split_by = {"target_hit_rate"}}),
+        {.peers = lookup_bench::hash_map_peer_names, .split_by = {"target_hit_rate"}}),
 }};
 
 }  // namespace

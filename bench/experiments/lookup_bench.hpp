@@ -1,8 +1,11 @@
 // What the lookup experiments (hash-probe, linear-probe, binary-search) share: a set of
 // timed passes over one batch of keys — every technique at every group size, the naive
-// variants and the peer baselines — verified against the naive answers before any timing,
-// measured interleaved (measure_interleaved), and emitted as one row each.
+// variants and the peer baselines (the hash maps among them) — verified against the naive
+// answers before any timing, measured interleaved (measure_interleaved), and emitted as one
+// row each.
 #pragma once
+
+#include <absl/container/flat_hash_map.h>
 
 #include <algorithm>
 #include <cmath>
@@ -15,11 +18,13 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "braid/core/all.hpp"
 #include "braid/index/technique.hpp"
 #include "experiment.hpp"
+#include "lookup_results.hpp"
 #include "measure.hpp"
 #include "results.hpp"
 #include "roofline.hpp"
@@ -30,18 +35,26 @@ namespace braid::bench::lookup_bench {
 inline constexpr technique interleaved_techniques[] = {technique::gp, technique::amac, technique::coro,
                                                        technique::fiber};
 
-// The technique names an experiment accepts for an index: naive, the four interleaved ones,
-// their variants with the other prefetch hint (`coro-t0` when the default is NTA), and
-// `coro-sequential` (the coroutine instantiated sequentially: the cost of the coroutine
-// machinery without interleaving). The ablations run only when named with --technique.
-inline std::vector<std::string> index_technique_names(prefetch_hint default_hint) {
+// The technique names an experiment accepts for an index: naive, the experiment's other plain
+// variants, the four interleaved ones, their variants with the other prefetch hint (`coro-t0`
+// when the default is NTA), `coro-sequential` (the coroutine instantiated sequentially: the
+// cost of the coroutine machinery without interleaving), and the experiment's peers. The
+// ablations run only when named with --technique.
+inline std::vector<std::string> index_technique_names(prefetch_hint default_hint, const std::vector<std::string>& plain = {},
+                                                      const std::vector<std::string>& peers = {}) {
   const char* other = default_hint == prefetch_hint::nta ? "-t0" : "-nta";
   std::vector<std::string> names = {"naive"};
+  names.insert(names.end(), plain.begin(), plain.end());
   for (technique t : interleaved_techniques) names.emplace_back(to_string(t));
   for (technique t : interleaved_techniques) names.push_back(std::string(to_string(t)) + other);
   names.emplace_back("coro-sequential");
+  names.insert(names.end(), peers.begin(), peers.end());
   return names;
 }
+
+// The options every lookup experiment accepts.
+inline constexpr unsigned accepted_options =
+    accepts_size | accepts_keys | accepts_group | accepts_threads | accepts_technique | accepts_dist | accepts_pages;
 
 // Whether --technique named `name` explicitly (ablations run only then).
 inline bool named_explicitly(const run_context& context, const std::string& name) {
@@ -63,18 +76,6 @@ inline bool dram_resident(std::size_t bytes) { return bytes >= 4 * last_level_ca
 // cache once it is warm: the cache holds LLC / bytes of the lines.
 inline double uniform_miss_share(std::size_t bytes) {
   return 1.0 - std::min(1.0, static_cast<double>(last_level_cache_bytes()) / static_cast<double>(bytes));
-}
-
-// An order-sensitive checksum of a pass's results.
-template <class Result>
-std::uint64_t checksum_of(std::span<const Result> results) {
-  std::uint64_t sum = 0;
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    const std::uint64_t value =
-        results[i] ? static_cast<std::uint64_t>(*results[i]) * 0x9E3779B97F4A7C15ull + 1 : 0x5bd1e995ull;
-    sum += value * (2 * i + 1);
-  }
-  return sum;
 }
 
 struct pass_label {
@@ -216,6 +217,57 @@ void add_index_techniques(lookup_passes<Result>& passes, const run_context& cont
                });
   }
 }
+
+// The names of the hash-map peers below.
+inline const std::vector<std::string> hash_map_peer_names = {"std-unordered-map", "absl-flat-hash-map"};
+
+// The peers a user would use instead of a hash table, over the same keys:
+// std::unordered_map and absl::flat_hash_map, answering with find(); each is built when the
+// run selected it.
+template <class Key>
+class hash_map_peers {
+ public:
+  explicit hash_map_peers(const run_context& context)
+      : with_standard_(context.selected("std-unordered-map")), with_abseil_(context.selected("absl-flat-hash-map")) {}
+
+  [[nodiscard]] bool any() const { return with_standard_ || with_abseil_; }
+
+  // Stores key_at(i) for i in [0, count) with value_of(key); a key given twice keeps one entry.
+  template <class KeyAt>
+  void build(const run_context& context, std::size_t count, KeyAt key_at) {
+    if (!any()) return;
+    context.progress("building the peer maps");
+    if (with_standard_) standard_.reserve(count);
+    if (with_abseil_) abseil_.reserve(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      const Key key = key_at(i);
+      if (with_standard_) standard_.emplace(key, value_of(key));
+      if (with_abseil_) abseil_.emplace(key, value_of(key));
+    }
+  }
+
+  template <class Result>
+  void add_passes(lookup_passes<Result>& passes, std::span<const Key> keys) const {
+    if (with_standard_) add_map_pass(passes, "std-unordered-map", standard_, keys);
+    if (with_abseil_) add_map_pass(passes, "absl-flat-hash-map", abseil_, keys);
+  }
+
+ private:
+  template <class Result, class Map>
+  static void add_map_pass(lookup_passes<Result>& passes, const char* name, const Map& map, std::span<const Key> keys) {
+    passes.add(pass_label::peer_baseline(name), [&map, keys](std::size_t begin, std::size_t end, std::span<Result> out) {
+      for (std::size_t i = begin; i < end; ++i) {
+        const auto found = map.find(keys[i]);
+        out[i - begin] = found == map.end() ? Result{} : Result{found->second};
+      }
+    });
+  }
+
+  bool with_standard_;
+  bool with_abseil_;
+  std::unordered_map<Key, std::uint64_t> standard_;
+  absl::flat_hash_map<Key, std::uint64_t> abseil_;
+};
 
 // What a row needs beside the measurement.
 struct row_context {

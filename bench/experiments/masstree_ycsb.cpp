@@ -90,17 +90,14 @@ class masstree_passes {
           }
         },
         [&](std::size_t index, std::optional<std::uint64_t> result) {
-          sum += is_update(operations_[begin + index]) ? update_share : read_share(result);
+          sum += share_of(operations_[begin + index], result);
         });
     return sum;
   }
 
   // Node prefetches per get (reads of the stream's first `sample` operations).
   double suspensions_per_get(std::size_t sample) const {
-    std::vector<std::uint64_t> reads;
-    for (std::size_t i = 0; i < operations_.size() && reads.size() < sample; ++i) {
-      if (!is_update(operations_[i])) reads.push_back(i);
-    }
+    const std::vector<std::uint64_t> reads = sampled_reads(operations_, sample);
     return ordered::suspensions_per_operation(
         std::span<const std::uint64_t>(reads), [this](std::uint64_t i) { return std::as_const(tree_).lookup<interleaved>(key_view(keys_[i])); });
   }
@@ -127,27 +124,15 @@ void run_masstree_ycsb(run_context& context) {
   const run_settings settings =
       settings_of(context, {4, 8, 16, 32, 48}, {8, 32}, footprint, "the Masstree index and its workload");
   for (const key_distribution& distribution : distributions_of(context)) {
-    context.progress("generating " + distribution.describe() + " operations");
-    const workload stream = make_workload(settings.records, settings.operations, distribution, context.seed());
-    context.note("workload " + distribution.describe(), stream.description);
-
+    const workload stream = generate_workload(context, settings, distribution);
     tree_type tree(settings.pages);
-    {
-      thread_runner loader(settings.most_threads);
-      context.progress("loading " + std::to_string(settings.records) + " records");
-      load(loader, stream.records, [&](std::uint64_t key) {
-        const std::uint64_t bytes = big_endian(key);
-        tree.put(key_view(bytes), value_of(key));
-      });
-    }
+    load(context, settings.most_threads, stream.records, [&](std::uint64_t key) {
+      const std::uint64_t bytes = big_endian(key);
+      tree.put(key_view(bytes), value_of(key));
+    });
     masstree_passes passes(tree, stream.operations);
 
-    run_facts facts{.structure = "masstree",
-                    .distribution = distribution.describe(),
-                    .pages = to_string(settings.pages),
-                    .size_bytes = tree.memory_bytes(),
-                    .records = settings.records,
-                    .operations = settings.operations};
+    run_facts facts = facts_of("masstree", settings, distribution, tree.memory_bytes());
     const double node_visits = passes.suspensions_per_get(20'000);
     facts.lines_per_op = node_visits * (detail::masstree::prefetched_bytes / 64);
     facts.dram_lines_per_op = facts.lines_per_op * dram_share_of_lines(facts.size_bytes, average_fanout,
@@ -157,7 +142,7 @@ void run_masstree_ycsb(run_context& context) {
                    {"frame_bytes_flat", static_cast<std::int64_t>(passes.frame_bytes<false>())}};
     measure_thread_counts(
         context, settings, facts, {"coro_nested", "coro"},
-        [&passes](const std::string& technique, std::size_t group) -> std::function<std::uint64_t(std::size_t, std::size_t)> {
+        [&passes](const std::string& technique, std::size_t group) -> chunk_function {
           if (technique == "naive") return [&passes](std::size_t b, std::size_t e) { return passes.naive(b, e); };
           if (technique == "coro_nested") {
             return [&passes, group](std::size_t b, std::size_t e) { return passes.interleaved_pass<true>(b, e, group); };
@@ -176,7 +161,7 @@ const registration masstree_ycsb{experiment{
     .reproduces = "Killer Nanoseconds Fig. 11-12 (Masstree, YCSB-B); CoroBase nested vs flattened",
     .summary = "Masstree-style index, YCSB-B and uniform 95/5: naive, nested task<> get, flattened coroutine get",
     .techniques = {"naive", "coro_nested", "coro"},
-    .accepted = accepts_size | accepts_keys | accepts_group | accepts_threads | accepts_technique | accepts_dist | accepts_pages,
+    .accepted = accepted_options,
     .run = run_masstree_ycsb,
 }};
 
@@ -186,37 +171,25 @@ const figure_registration masstree_fig11{figure{
     .reproduces = "Killer Nanoseconds Fig. 11a-b (Masstree, YCSB-B, group-size sweep, 1 and 2 threads)",
     .summary = "Masstree YCSB-B: throughput against the group size, nested and flat coroutines vs unmodified",
     .panels = {{.label = "zipf",
-                .arguments = {"--keys", "20000000", "--dist", "zipf:0.99", "--group", "1,4,8,16,32,48", "--threads", "1,2"},
-                .quick_arguments = {"--keys", "100000", "--dist", "zipf:0.99", "--group", "8,32", "--threads", "1"}},
+                .arguments = panel_arguments("20000000", "zipf:0.99", "1,4,8,16,32,48", "1,2"),
+                .quick_arguments = quick_arguments("zipf:0.99", "8,32")},
                {.label = "uniform",
-                .arguments = {"--keys", "20000000", "--dist", "uniform", "--group", "1,4,8,16,32,48", "--threads", "1,2"},
-                .quick_arguments = {"--keys", "100000", "--dist", "uniform", "--group", "8,32", "--threads", "1"}}},
+                .arguments = panel_arguments("20000000", "uniform", "1,4,8,16,32,48", "1,2"),
+                .quick_arguments = quick_arguments("uniform", "8,32")}},
     .axes = {.x = "group", .y = "mops", .series = {"technique", "threads"}},
-    .paper = {{.source = "Killer Nanoseconds Fig. 11a, Table 3 (Clang, 1 thread, 250M records)",
-               .claim = "Coro 3.2x the performance of an unmodified Masstree (group 30 to 50)",
-               .where = {{"panel", "zipf"}, {"threads", "1"}, {"technique", "coro_nested"}},
-               .computed = statistic::maximum,
-               .paper_low = 3.0,
-               .paper_high = 3.2,
-               .shape = shape_rule::same_side_of(1),
-               .caveat = "250M records in the paper, 20M here"},
-              {.source = "Killer Nanoseconds Fig. 11b (Clang, 28 threads on one socket)",
-               .claim = "improves by 1.7x to 1.8x, from 12 to 200 coroutines per thread",
-               .where = {{"panel", "zipf"}, {"threads", "2"}, {"technique", "coro_nested"}},
-               .computed = statistic::maximum,
-               .paper_low = 1.7,
-               .paper_high = 1.8,
-               .shape = shape_rule::same_side_of(1),
-               .caveat = "28 hyper-threads in the paper, 2 cores here"},
-              {.source = "CoroBase §5.3 (flattened vs fully nested)",
-               .claim = "flattened coroutines faster than nested ones",
-               .where = {{"panel", "zipf"}, {"threads", "1"}, {"technique", "coro_nested"}},
-               .field = "speedup_vs_coro",
-               .computed = statistic::maximum,
-               .paper_low = 1 / 1.17,
-               .paper_high = 1 / 1.17,
-               .shape = shape_rule::same_side_of(1),
-               .caveat = "CoroBase measured 5-level nesting in an engine; Masstree's get nests 3 task levels"}},
+    .paper = {paper_claim("Killer Nanoseconds Fig. 11a, Table 3 (Clang, 1 thread, 250M records)",
+                          "Coro 3.2x the performance of an unmodified Masstree (group 30 to 50)",
+                          {{"panel", "zipf"}, {"threads", "1"}, {"technique", "coro_nested"}}, statistic::maximum, 3.0,
+                          3.2, shape_rule::same_side_of(1), "250M records in the paper, 20M here"),
+              paper_claim("Killer Nanoseconds Fig. 11b (Clang, 28 threads on one socket)",
+                          "improves by 1.7x to 1.8x, from 12 to 200 coroutines per thread",
+                          {{"panel", "zipf"}, {"threads", "2"}, {"technique", "coro_nested"}}, statistic::maximum, 1.7,
+                          1.8, shape_rule::same_side_of(1), "28 hyper-threads in the paper, 2 cores here"),
+              paper_claim("CoroBase §5.3 (flattened vs fully nested)", "flattened coroutines faster than nested ones",
+                          {{"panel", "zipf"}, {"threads", "1"}, {"technique", "coro_nested"}}, statistic::maximum,
+                          1 / 1.17, 1 / 1.17, shape_rule::same_side_of(1),
+                          "CoroBase measured 5-level nesting in an engine; Masstree's get nests 3 task levels",
+                          "speedup_vs_coro")},
     .model = {},
 }};
 
@@ -226,8 +199,8 @@ const figure_registration masstree_fig12{figure{
     .reproduces = "Killer Nanoseconds Fig. 12 (Masstree time per operation: unmodified vs 30 vs 200 coroutines)",
     .summary = "Masstree YCSB-B: time per operation at group 1 (unmodified), 30 and 200",
     .panels = {{.label = "zipf",
-                .arguments = {"--keys", "20000000", "--dist", "zipf:0.99", "--group", "30,200", "--threads", "1"},
-                .quick_arguments = {"--keys", "100000", "--dist", "zipf:0.99", "--group", "30,200", "--threads", "1"}}},
+                .arguments = panel_arguments("20000000", "zipf:0.99", "30,200", "1"),
+                .quick_arguments = quick_arguments("zipf:0.99", "30,200")}},
     .axes = {.x = "group", .y = "cycles_per_op", .series = {"technique"}, .log_x = true},
     .paper = {{.source = "Killer Nanoseconds Fig. 12 (VTune, CPU time per operation)",
                .claim = "unmodified -> 30 coroutines: CPU time per operation reduced by 27%",
@@ -260,7 +233,7 @@ const headline_registration masstree_headline{headline_entry{
     .panels = {{.label = "zipf",
                 .arguments = {"--size", "dram", "--dist", "zipf:0.99", "--group", "16,32", "--threads", "1",
                               "--repetitions", "2"},
-                .quick_arguments = {"--keys", "100000", "--dist", "zipf:0.99", "--group", "16", "--threads", "1"}}},
+                .quick_arguments = quick_arguments("zipf:0.99", "16")}},
     .budget_seconds = 50,
     .summarize = compare_with_naive_and_peers("naive", {}),
 }};

@@ -1,11 +1,15 @@
 // Shared parts of the ordered-index experiments (bst, skip-list, csb-plus-tree, bplus-tree):
-// key sets and lookup streams, the variants a run compares, and the rows it emits.
+// their settings and technique names, key sets and lookup streams, the variants a run compares
+// (the index's techniques and the std::map / absl::btree_map peers), and the rows it emits.
 //
-// Every variant fills one result per lookup key; its checksum folds results and positions, so
-// a variant that returns other results (or the right results in another order) fails the run.
+// Every variant fills one result per lookup key; its checksum (lookup_results.hpp) folds results
+// and positions, so a variant that returns other results (or the right results in another
+// order) fails the run.
 // Ratios are against the fastest plain variant ("naive" and any "naive-..." spelling), so the
 // baseline is always the best plain algorithm the experiment measured.
 #pragma once
+
+#include <absl/container/btree_map.h>
 
 #include <algorithm>
 #include <cmath>
@@ -16,12 +20,15 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "braid/core/frame_pool.hpp"
 #include "braid/core/operation.hpp"
+#include "braid/index/technique.hpp"
 #include "experiment.hpp"
+#include "lookup_results.hpp"
 #include "measure.hpp"
 #include "results.hpp"
 #include "roofline.hpp"
@@ -46,8 +53,6 @@ inline std::vector<std::uint64_t> distinct_random_keys(std::size_t count, std::u
   return keys;
 }
 
-inline std::uint64_t value_of(std::uint64_t key) noexcept { return key ^ 0x5DEECE66Dull; }
-
 // Lookup keys drawn from `stored` by the run's distribution (all present). `sorted` sorts the
 // keys themselves, as the thesis's sorted-lookup variant does.
 inline std::vector<std::uint64_t> lookup_keys(const run_context& context, std::span<const std::uint64_t> stored,
@@ -63,15 +68,6 @@ inline std::vector<std::uint64_t> lookup_keys(const run_context& context, std::s
 // The page size at the head of a describe_pages() text ("2m (100% of ...)" -> "2m").
 inline std::string obtained_pages(const std::string& description) {
   return description.substr(0, description.find(' '));
-}
-
-// Folds results with their positions: equal checksums mean equal results in equal order.
-inline std::uint64_t checksum_of(const lookup_results& results) noexcept {
-  std::uint64_t sum = 0;
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    sum += (i + 1) * (results[i] ? *results[i] * 0x9E3779B97F4A7C15ull + 1 : 0);
-  }
-  return sum;
 }
 
 // One way of answering the run's lookups.
@@ -147,24 +143,227 @@ std::size_t pool_bytes_per_operation(MakeOperation make_operation) {
   return bytes;
 }
 
-// Peers: std::map and absl::btree_map, built from sorted keys (hinted appends, so their nodes
-// are laid out in key order), looked up with find().
-template <class Map>
-Map sorted_peer(std::span<const std::uint64_t> sorted_keys) {
-  Map map;
-  for (std::uint64_t key : sorted_keys) map.emplace_hint(map.end(), key, value_of(key));
-  return map;
+// ---- what an ordered experiment says about itself ----
+
+// The options every ordered experiment accepts.
+inline constexpr unsigned accepted_options =
+    accepts_size | accepts_keys | accepts_group | accepts_technique | accepts_dist | accepts_pages;
+
+// The technique names an experiment accepts, in the order `list` shows them: naive, its other
+// plain variants, its interleaved techniques, its peers.
+inline std::vector<std::string> technique_names(const std::vector<std::string>& plain,
+                                                const std::vector<std::string>& interleaved_names,
+                                                const std::vector<std::string>& peers) {
+  std::vector<std::string> names = {"naive"};
+  for (const auto* list : {&plain, &interleaved_names, &peers}) names.insert(names.end(), list->begin(), list->end());
+  return names;
 }
 
-template <class Map>
-auto peer_fill(const Map& map, std::span<const std::uint64_t> keys) {
-  return [&map, keys](std::span<std::optional<std::uint64_t>> out) {
-    for (std::size_t i = 0; i < keys.size(); ++i) {
-      auto found = map.find(keys[i]);
-      out[i] = found == map.end() ? std::nullopt : std::optional<std::uint64_t>(found->second);
+// A run's settings: the options, else the experiment's defaults. Every ordered experiment
+// measures one DRAM-resident size (16 MiB with --quick), 5 repetitions (3) and 2 MiB pages;
+// groups and lookups are its own (20,000 lookups with --quick).
+struct run_settings {
+  std::vector<std::size_t> sizes;
+  std::vector<std::size_t> groups;
+  std::size_t lookups = 0;
+  unsigned repetitions = 5;
+  page_size pages = page_size::huge_2m;
+};
+
+struct setting_defaults {
+  std::vector<std::size_t> groups;
+  std::vector<std::size_t> quick_groups;
+  std::size_t lookups = 0;
+};
+
+inline run_settings settings_of(const run_context& context, const setting_defaults& defaults) {
+  const bool quick = context.quick();
+  return {.sizes = context.sizes_or({quick ? std::size_t{16} << 20 : dram_resident_bytes()}),
+          .groups = context.groups_or(quick ? defaults.quick_groups : defaults.groups),
+          .lookups = context.keys_or(quick ? 20'000 : defaults.lookups),
+          .repetitions = context.repetitions_or(quick ? 3 : 5),
+          .pages = context.pages_or(page_size::huge_2m)};
+}
+
+// The --quick arguments of the experiments' figure panels.
+inline std::vector<std::string> quick_arguments(const std::string& sizes, const std::string& group) {
+  return {"--size", sizes, "--group", group, "--keys", "5000", "--repetitions", "2"};
+}
+
+// The fields every row of a run carries: the structure's own, then the page size obtained
+// and the lookup distribution.
+inline std::vector<std::pair<std::string, field_value>> run_fields(const run_context& context,
+                                                                   const std::string& pages_description,
+                                                                   std::vector<std::pair<std::string, field_value>> fields) {
+  fields.emplace_back("pages", obtained_pages(pages_description));
+  fields.emplace_back("distribution", context.distribution_or({}).describe());
+  return fields;
+}
+
+// The values stored under `keys`, for a structure's bulk build.
+inline std::vector<std::uint64_t> values_of(std::span<const std::uint64_t> keys) {
+  std::vector<std::uint64_t> values(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) values[i] = value_of(keys[i]);
+  return values;
+}
+
+// Average suspensions of an interleaved operation over (at most 20,000 of) `keys`: the
+// fetches of one lookup.
+template <class Key, class MakeOperation>
+double sampled_suspensions(std::span<const Key> keys, MakeOperation make_operation) {
+  return suspensions_per_operation(keys.first(std::min<std::size_t>(keys.size(), 20'000)), std::move(make_operation));
+}
+
+// ---- the variants of a run ----
+
+using fill_function = std::function<void(std::span<std::optional<std::uint64_t>>)>;
+
+// A plain variant: a candidate for the naive baseline.
+inline variant plain_variant(std::string name, fill_function fill) { return {std::move(name), 0, true, std::move(fill), {}}; }
+
+// Frame-pool bytes one operation in flight holds, per coroutine form; rows of the variants
+// that run it carry them as frame_bytes.
+struct frame_sizes {
+  std::optional<std::int64_t> coro;  // flattened coroutine (coro, coro-nta)
+  std::optional<std::int64_t> task;  // nested tasks (task)
+};
+
+// Adds, for every group, each of `names` the run selected: gp, amac, coro, fiber, coro-nta
+// (coro with non-temporal prefetches) and task (nested tasks: technique::coro_nested).
+// make_fill(how, group, non_temporal) answers the run's operations that way.
+template <class MakeFill>
+void add_interleaved(std::vector<variant>& variants, const run_context& context, const std::vector<std::size_t>& groups,
+                     const std::vector<std::string>& names, MakeFill make_fill, const frame_sizes& frames = {}) {
+  for (std::size_t group : groups) {
+    for (const std::string& name : names) {
+      if (!context.selected(name)) continue;
+      const bool nested = name == "task";
+      const bool non_temporal = name == "coro-nta";
+      const technique how = nested ? technique::coro_nested : non_temporal ? technique::coro : parse_technique(name);
+      const std::optional<std::int64_t> frame_bytes = nested ? frames.task : how == technique::coro ? frames.coro : std::nullopt;
+      std::vector<std::pair<std::string, field_value>> extra;
+      if (frame_bytes) extra.emplace_back("frame_bytes", *frame_bytes);
+      variants.push_back({name, group, false, make_fill(how, group, non_temporal), std::move(extra)});
     }
+  }
+}
+
+// make_fill for an index's multi_find over `keys`, with its default prefetch hint or NTA.
+template <class Index>
+auto multi_find_fills(const Index& index, std::span<const std::uint64_t> keys) {
+  return [&index, keys](technique how, std::size_t group, bool non_temporal) -> fill_function {
+    if (non_temporal) {
+      return [&index, keys, how, group](std::span<std::optional<std::uint64_t>> out) {
+        index.template multi_find<prefetch_hint::nta>(keys, out, how, group);
+      };
+    }
+    return [&index, keys, how, group](std::span<std::optional<std::uint64_t>> out) {
+      index.multi_find(keys, out, how, group);
+    };
   };
 }
+
+// make_fill for an index's multi_scan over `requests`: a scan answers the sum of the values it
+// visited xor their count.
+template <class Index, class Request>
+auto multi_scan_fills(const Index& index, std::span<const Request> requests) {
+  auto scans_with = [&index, requests](technique how, std::size_t group, auto hint) -> fill_function {
+    return [&index, requests, how, group](std::span<std::optional<std::uint64_t>> out) {
+      std::vector<std::uint64_t> sums(requests.size(), 0);
+      std::vector<std::size_t> visited(requests.size(), 0);
+      index.template multi_scan<decltype(hint)::value>(
+          requests, std::span(visited), how, group,
+          [&sums](std::size_t request, std::uint64_t, std::uint64_t value) { sums[request] += value; });
+      for (std::size_t i = 0; i < out.size(); ++i) out[i] = sums[i] ^ visited[i];
+    };
+  };
+  return [scans_with](technique how, std::size_t group, bool non_temporal) -> fill_function {
+    if (non_temporal) return scans_with(how, group, std::integral_constant<prefetch_hint, prefetch_hint::nta>{});
+    return scans_with(how, group, std::integral_constant<prefetch_hint, Index::default_prefetch_hint>{});
+  };
+}
+
+// The peers a user would use instead, over the same keys: std::map and absl::btree_map, built
+// from sorted keys (hinted appends, so their nodes are laid out in key order), answering
+// lookups with find() and scans with lower_bound and increments. A peer is built when the
+// experiment offers it (names it among its techniques) and the run selected it.
+class peer_maps {
+ public:
+  explicit peer_maps(const run_context& context)
+      : with_std_map_(offered(context, "std-map")), with_absl_(offered(context, "absl-btree")) {}
+
+  [[nodiscard]] bool any() const { return with_std_map_ || with_absl_; }
+  // Bytes the selected peers take per key.
+  [[nodiscard]] std::size_t bytes_per_key() const { return (with_std_map_ ? 64 : 0) + (with_absl_ ? 24 : 0); }
+
+  void build_from_sorted(std::span<const std::uint64_t> sorted_keys) {
+    if (with_std_map_) std_map_ = sorted_peer<std::map<std::uint64_t, std::uint64_t>>(sorted_keys);
+    if (with_absl_) absl_map_ = sorted_peer<absl::btree_map<std::uint64_t, std::uint64_t>>(sorted_keys);
+  }
+
+  // From keys in any order: sorts a copy first.
+  void build(const run_context& context, std::span<const std::uint64_t> keys) {
+    if (!any()) return;
+    context.progress("building the peers");
+    std::vector<std::uint64_t> sorted_keys(keys.begin(), keys.end());
+    std::sort(sorted_keys.begin(), sorted_keys.end());
+    build_from_sorted(sorted_keys);
+  }
+
+  void add_lookups(std::vector<variant>& variants, std::span<const std::uint64_t> keys) const {
+    if (with_std_map_) variants.push_back({"std-map", 0, false, lookups_in(std_map_, keys), {}});
+    if (with_absl_) variants.push_back({"absl-btree", 0, false, lookups_in(absl_map_, keys), {}});
+  }
+
+  template <class Request>
+  void add_scans(std::vector<variant>& variants, std::span<const Request> requests) const {
+    if (with_std_map_) variants.push_back({"std-map", 0, false, scans_in(std_map_, requests), {}});
+    if (with_absl_) variants.push_back({"absl-btree", 0, false, scans_in(absl_map_, requests), {}});
+  }
+
+ private:
+  static bool offered(const run_context& context, const std::string& name) {
+    const auto& names = context.definition().techniques;
+    return std::find(names.begin(), names.end(), name) != names.end() && context.selected(name);
+  }
+
+  template <class Map>
+  static Map sorted_peer(std::span<const std::uint64_t> sorted_keys) {
+    Map map;
+    for (std::uint64_t key : sorted_keys) map.emplace_hint(map.end(), key, value_of(key));
+    return map;
+  }
+
+  template <class Map>
+  static fill_function lookups_in(const Map& map, std::span<const std::uint64_t> keys) {
+    return [&map, keys](std::span<std::optional<std::uint64_t>> out) {
+      for (std::size_t i = 0; i < keys.size(); ++i) {
+        auto found = map.find(keys[i]);
+        out[i] = found == map.end() ? std::nullopt : std::optional<std::uint64_t>(found->second);
+      }
+    };
+  }
+
+  template <class Map, class Request>
+  static fill_function scans_in(const Map& map, std::span<const Request> requests) {
+    return [&map, requests](std::span<std::optional<std::uint64_t>> out) {
+      for (std::size_t i = 0; i < requests.size(); ++i) {
+        std::uint64_t sum = 0;
+        std::size_t visited = 0;
+        for (auto it = map.lower_bound(requests[i].start); it != map.end() && visited < requests[i].limit; ++it) {
+          sum += it->second;
+          ++visited;
+        }
+        out[i] = sum ^ visited;
+      }
+    };
+  }
+
+  bool with_std_map_;
+  bool with_absl_;
+  std::map<std::uint64_t, std::uint64_t> std_map_;
+  absl::btree_map<std::uint64_t, std::uint64_t> absl_map_;
+};
 
 // What every row of one structure shares.
 struct run_description {
@@ -181,6 +380,41 @@ struct run_description {
   unsigned repetitions = 5;
   std::vector<std::pair<std::string, field_value>> extra;  // fields every row carries
 };
+
+// The variants of a lookup run over `index`: naive, the experiment's other `plain` variants,
+// every selected technique of `names` at every group through multi_find (the coroutines with
+// the frame bytes of one lookup), then the peers.
+template <class Index>
+std::vector<variant> lookup_variants(const run_context& context, const Index& index, std::span<const std::uint64_t> lookups,
+                                     const run_settings& settings, const std::vector<std::string>& names,
+                                     const peer_maps& peers, std::vector<variant> plain = {}) {
+  const auto multi_find_with = multi_find_fills(index, lookups);
+  std::vector<variant> variants = {plain_variant("naive", multi_find_with(technique::naive, 1, false))};
+  for (variant& each : plain) variants.push_back(std::move(each));
+  frame_sizes frames{.coro = static_cast<std::int64_t>(
+                         pool_bytes_per_operation([&] { return index.template lookup<interleaved>(lookups.front()); }))};
+  if constexpr (requires { index.template lookup_nested<interleaved>(lookups.front()); }) {
+    frames.task = static_cast<std::int64_t>(
+        pool_bytes_per_operation([&] { return index.template lookup_nested<interleaved>(lookups.front()); }));
+  }
+  add_interleaved(variants, context, settings.groups, names, multi_find_with, frames);
+  peers.add_lookups(variants, lookups);
+  return variants;
+}
+
+// A lookup run over `index`: its lines per lookup are the interleaved lookup's suspensions
+// times the lines each suspension fetches.
+template <class Index>
+run_description lookup_run(std::string structure, const Index& index, std::span<const std::uint64_t> lookups,
+                           const run_settings& settings, double lines_per_suspension = 1) {
+  return {.structure = std::move(structure),
+          .size_bytes = index.memory_bytes(),
+          .operations = lookups.size(),
+          .lines_per_operation =
+              lines_per_suspension *
+              sampled_suspensions(lookups, [&](std::uint64_t key) { return index.template lookup<interleaved>(key); }),
+          .repetitions = settings.repetitions};
+}
 
 // The share of a descent's lines that come from DRAM, for roofline_fraction. A lookup in a tree
 // (or skip list) of n nodes touches c·ln n nodes; under uniform lookups the hottest nodes are
@@ -237,7 +471,7 @@ inline void measure_and_emit(run_context& context, const run_description& run, c
         .set("mops", operations / m.median_ns * 1e3)
         .set("speedup_vs_naive", baseline_ns / m.median_ns)
         .set("cycles_per_op", m.median_cycles / operations)
-        .set("naive_baseline", baseline);
+        .set("naive_reference", baseline);
     // A peer (std::map, absl::btree_map) is another structure with other lines: the line
     // counts, and so the roofline fraction, describe braid's structure only.
     const std::string& technique = variants[v].technique;

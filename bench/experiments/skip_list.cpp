@@ -8,10 +8,7 @@
 // interleaved. Per technique and group: ns per operation, speedup over the plain algorithm,
 // roofline fraction, frame bytes. Peers: std::map and absl::btree_map (find, and
 // lower_bound + 1,000 increments) on the same keys.
-#include <absl/container/btree_map.h>
-
 #include <cmath>
-#include <map>
 
 #include "braid/index/skip_list.hpp"
 #include "figures.hpp"
@@ -37,103 +34,35 @@ double expected_node_bytes() {
   return bytes;
 }
 
-template <class Map>
-auto peer_scans(const Map& map, std::span<const list_type::scan_request> requests) {
-  return [&map, requests](std::span<std::optional<std::uint64_t>> out) {
-    for (std::size_t i = 0; i < requests.size(); ++i) {
-      std::uint64_t sum = 0;
-      std::size_t visited = 0;
-      for (auto it = map.lower_bound(requests[i].start); it != map.end() && visited < requests[i].limit; ++it) {
-        sum += it->second;
-        ++visited;
-      }
-      out[i] = sum ^ visited;
-    }
-  };
-}
+const std::vector<std::string> interleaved_names = {"coro", "coro-nta", "fiber"};
 
 void run_skip_list(run_context& context) {
-  const bool quick = context.quick();
-  const std::vector<std::size_t> sizes = context.sizes_or({quick ? std::size_t{16} << 20 : dram_resident_bytes()});
-  const std::vector<std::size_t> groups = context.groups_or(quick ? std::vector<std::size_t>{16}
-                                                                  : std::vector<std::size_t>{8, 16, 32, 64});
-  const std::size_t lookup_count = context.keys_or(quick ? 20'000 : 200'000);
-  const std::size_t scan_count = std::max<std::size_t>(lookup_count / 100, 10);
-  const unsigned repetitions = context.repetitions_or(quick ? 3 : 5);
-  const page_size pages = context.pages_or(page_size::huge_2m);
-  const bool with_std_map = context.selected("std-map");
-  const bool with_absl = context.selected("absl-btree");
+  const run_settings settings = settings_of(context, {.groups = {8, 16, 32, 64}, .quick_groups = {16}, .lookups = 200'000});
+  const std::size_t scan_count = std::max<std::size_t>(settings.lookups / 100, 10);
 
-  for (std::size_t size : sizes) {
+  for (std::size_t size : settings.sizes) {
     const auto count = std::max<std::size_t>(static_cast<std::size_t>(static_cast<double>(size) / expected_node_bytes()), 1);
-    context.require_memory(size + count * 50 + (with_std_map ? count * 64 : 0) + (with_absl ? count * 24 : 0),
+    peer_maps peers(context);
+    context.require_memory(size + count * 50 + count * peers.bytes_per_key(),
                            "skip list of " + format_bytes(size) + " with its build buffers and peers");
     context.progress("building a skip list of " + std::to_string(count) + " nodes");
     const std::vector<std::uint64_t> keys = distinct_random_keys(count, context.seed());
-    std::optional<list_type> built;
-    {
-      std::vector<std::uint64_t> values(count);
-      for (std::size_t i = 0; i < count; ++i) values[i] = value_of(keys[i]);
-      built.emplace(keys, values, pages, context.seed());
-    }
-    const list_type& list = *built;
+    const list_type list(keys, values_of(keys), settings.pages, context.seed());
     context.note("skip_list_pages", list.describe_pages());
-    const std::vector<std::uint64_t> lookups = lookup_keys(context, keys, lookup_count);
+    const std::vector<std::uint64_t> lookups = lookup_keys(context, keys, settings.lookups);
     std::vector<list_type::scan_request> requests;
     for (std::uint64_t start : lookup_keys(context, keys, scan_count)) requests.push_back({start, scan_length});
+    peers.build(context, keys);
 
-    std::map<std::uint64_t, std::uint64_t> std_map;
-    absl::btree_map<std::uint64_t, std::uint64_t> absl_map;
-    if (with_std_map || with_absl) {
-      context.progress("building the peers");
-      std::vector<std::uint64_t> sorted_keys = keys;
-      std::sort(sorted_keys.begin(), sorted_keys.end());
-      if (with_std_map) std_map = sorted_peer<std::map<std::uint64_t, std::uint64_t>>(sorted_keys);
-      if (with_absl) absl_map = sorted_peer<absl::btree_map<std::uint64_t, std::uint64_t>>(sorted_keys);
-    }
-
-    const std::vector<std::pair<std::string, field_value>> shared_fields = {
-        {"nodes", static_cast<std::int64_t>(list.size())},
-        {"levels", static_cast<std::int64_t>(list.height())},
-        {"pages", obtained_pages(list.describe_pages())},
-        {"dist", context.distribution_or({}).describe()}};
+    const std::vector<std::pair<std::string, field_value>> shared_fields =
+        run_fields(context, list.describe_pages(),
+                   {{"nodes", static_cast<std::int64_t>(list.size())}, {"levels", static_cast<std::int64_t>(list.height())}});
 
     // ---- point lookups ----
     {
       const std::span<const std::uint64_t> lookup_span(lookups);
-      auto multi_find_with = [&list, lookup_span](technique how, std::size_t group) {
-        return [&list, lookup_span, how, group](std::span<std::optional<std::uint64_t>> out) {
-          list.multi_find(lookup_span, out, how, group);
-        };
-      };
-      const auto frame_bytes = static_cast<std::int64_t>(
-          pool_bytes_per_operation([&] { return list.lookup<interleaved>(lookups.front()); }));
-      std::vector<variant> variants;
-      variants.push_back({"naive", 0, true, multi_find_with(technique::naive, 1), {}});
-      for (std::size_t group : groups) {
-        if (context.selected("coro")) {
-          variants.push_back({"coro", group, false, multi_find_with(technique::coro, group), {{"frame_bytes", frame_bytes}}});
-        }
-        if (context.selected("coro-nta")) {
-          variants.push_back({"coro-nta", group, false,
-                              [&list, lookup_span, group](std::span<std::optional<std::uint64_t>> out) {
-                                list.multi_find<prefetch_hint::nta>(lookup_span, out, technique::coro, group);
-                              },
-                              {{"frame_bytes", frame_bytes}}});
-        }
-        if (context.selected("fiber")) variants.push_back({"fiber", group, false, multi_find_with(technique::fiber, group), {}});
-      }
-      if (with_std_map) variants.push_back({"std-map", 0, false, peer_fill(std_map, lookup_span), {}});
-      if (with_absl) variants.push_back({"absl-btree", 0, false, peer_fill(absl_map, lookup_span), {}});
-
-      run_description run;
-      run.structure = "skip_list";
-      run.size_bytes = list.memory_bytes();
-      run.operations = lookups.size();
-      run.repetitions = repetitions;
-      run.lines_per_operation = suspensions_per_operation(
-          lookup_span.first(std::min<std::size_t>(lookups.size(), 20'000)),
-          [&](std::uint64_t key) { return list.lookup<interleaved>(key); });
+      const std::vector<variant> variants = lookup_variants(context, list, lookup_span, settings, interleaved_names, peers);
+      run_description run = lookup_run("skip_list", list, lookup_span, settings);
       run.descent_node_bytes = static_cast<std::size_t>(expected_node_bytes());
       run.extra = shared_fields;
       run.extra.emplace_back("operation", "lookup");
@@ -144,41 +73,19 @@ void run_skip_list(run_context& context) {
     // ---- range scans ----
     {
       const std::span<const list_type::scan_request> request_span(requests);
-      auto multi_scan_with = [&list, request_span](technique how, std::size_t group, auto hint) {
-        return [&list, request_span, how, group](std::span<std::optional<std::uint64_t>> out) {
-          std::vector<std::uint64_t> sums(request_span.size(), 0);
-          std::vector<std::size_t> visited(request_span.size(), 0);
-          list.multi_scan<decltype(hint)::value>(request_span, std::span(visited), how, group,
-                                                 [&sums](std::size_t request, std::uint64_t, std::uint64_t value) {
-                                                   sums[request] += value;
-                                                 });
-          for (std::size_t i = 0; i < out.size(); ++i) out[i] = sums[i] ^ visited[i];
-        };
-      };
-      using t0 = std::integral_constant<prefetch_hint, prefetch_hint::t0>;
-      using nta = std::integral_constant<prefetch_hint, prefetch_hint::nta>;
-      const auto frame_bytes = static_cast<std::int64_t>(pool_bytes_per_operation([&] {
+      const auto multi_scan_with = multi_scan_fills(list, request_span);
+      std::vector<variant> variants = {plain_variant("naive", multi_scan_with(technique::naive, 1, false))};
+      const frame_sizes frames{.coro = static_cast<std::int64_t>(pool_bytes_per_operation([&] {
         return list.scan_coroutine<interleaved>(requests.front().start, 3, [](std::uint64_t, std::uint64_t) {});
-      }));
-      std::vector<variant> variants;
-      variants.push_back({"naive", 0, true, multi_scan_with(technique::naive, 1, t0{}), {}});
-      for (std::size_t group : groups) {
-        if (context.selected("coro")) {
-          variants.push_back({"coro", group, false, multi_scan_with(technique::coro, group, t0{}), {{"frame_bytes", frame_bytes}}});
-        }
-        if (context.selected("coro-nta")) {
-          variants.push_back({"coro-nta", group, false, multi_scan_with(technique::coro, group, nta{}), {{"frame_bytes", frame_bytes}}});
-        }
-        if (context.selected("fiber")) variants.push_back({"fiber", group, false, multi_scan_with(technique::fiber, group, t0{}), {}});
-      }
-      if (with_std_map) variants.push_back({"std-map", 0, false, peer_scans(std_map, request_span), {}});
-      if (with_absl) variants.push_back({"absl-btree", 0, false, peer_scans(absl_map, request_span), {}});
+      }))};
+      add_interleaved(variants, context, settings.groups, interleaved_names, multi_scan_with, frames);
+      peers.add_scans(variants, request_span);
 
-      run_description run;
-      run.structure = "skip_list";
-      run.size_bytes = list.memory_bytes();
-      run.operations = requests.size();
-      run.repetitions = repetitions;
+      run_description run{.structure = "skip_list",
+                          .size_bytes = list.memory_bytes(),
+                          .operations = requests.size(),
+                          .repetitions = settings.repetitions,
+                          .extra = shared_fields};
       {
         std::size_t resumptions = 0;
         using scan_op = decltype(list.scan_coroutine<interleaved>(0, 0, [](std::uint64_t, std::uint64_t) {}));
@@ -192,7 +99,6 @@ void run_skip_list(run_context& context) {
             [](std::size_t, std::size_t) {});
         run.lines_per_operation = static_cast<double>(resumptions) / static_cast<double>(requests.size());
       }
-      run.extra = shared_fields;
       run.extra.emplace_back("operation", "scan-" + std::to_string(scan_length));
       context.progress("measuring range scans");
       measure_and_emit(context, run, variants);
@@ -204,14 +110,10 @@ const registration skip_list_experiment{experiment{
     .name = "skip-list",
     .reproduces = "Cimple (PACT'18) Fig. 1, skip list lookup 2.7x and iterator 4.1x",
     .summary = "skip list point lookups and 1,000-entry range scans: naive vs coro, fiber; std::map, absl peers",
-    .techniques = {"naive", "coro", "coro-nta", "fiber", "std-map", "absl-btree"},
-    .accepted = accepts_size | accepts_keys | accepts_group | accepts_technique | accepts_dist | accepts_pages,
+    .techniques = technique_names({}, interleaved_names, {"std-map", "absl-btree"}),
+    .accepted = accepted_options,
     .run = run_skip_list,
 }};
-
-std::vector<std::string> quick_arguments(const std::string& size) {
-  return {"--size", size, "--group", "16", "--keys", "5000", "--repetitions", "2"};
-}
 
 paper_number cimple_skip_list(const std::string& operation, double speedup, const std::string& claim) {
   return paper_claim("Cimple (PACT'18) §8.2, Fig. 1", claim, {{"technique", "coro"}, {"operation", operation}},
@@ -226,7 +128,7 @@ const figure_registration skip_list_figure{figure{
     .reproduces = "Cimple (PACT'18) Fig. 1, skip list lookup (SL) and range iteration (SLi)",
     .summary = "lookup and 1,000-entry scan throughput against group size, 1 GiB list, with std::map and absl",
     .panels = {{.label = "DRAM", .arguments = {"--size", "dram", "--group", "4,8,16,32,48,64"},
-                .quick_arguments = quick_arguments("16MiB")}},
+                .quick_arguments = quick_arguments("16MiB", "16")}},
     .axes = {.x = "group", .y = "speedup_vs_naive", .series = {"operation", "technique"}, .log_x = true,
              .y_label = "speedup over the plain algorithm"},
     .paper = {cimple_skip_list("lookup", 2.7, "skip list lookup: 2.7x single thread"),
@@ -237,8 +139,8 @@ const figure_registration skip_list_figure{figure{
 const headline_registration skip_list_headline{headline_entry{
     .name = "skip list",
     .figure = "cimple-skip-list",
-    .panels = {{.label = "DRAM", .arguments = {"--size", "dram", "--group", "16,32"}, .quick_arguments = quick_arguments("16MiB")},
-               {.label = "4 MiB", .arguments = {"--size", "4MiB", "--group", "8,16"}, .quick_arguments = quick_arguments("1MiB")}},
+    .panels = {{.label = "DRAM", .arguments = {"--size", "dram", "--group", "16,32"}, .quick_arguments = quick_arguments("16MiB", "16")},
+               {.label = "4 MiB", .arguments = {"--size", "4MiB", "--group", "8,16"}, .quick_arguments = quick_arguments("1MiB", "16")}},
     .budget_seconds = 40,
     .summarize = compare_with_naive_and_peers({.peers = {"std-map", "absl-btree"}, .split_by = {"operation"}}),
 }};

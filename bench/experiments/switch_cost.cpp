@@ -80,6 +80,12 @@ void run_switch_cost(run_context& context) {
   const std::size_t operations = context.keys_or(context.quick() ? 2'000 : 60'000);
   const unsigned repetitions = context.repetitions_or(context.quick() ? 3 : 9);
   const std::vector<std::size_t> groups = context.groups_or({16});
+  // The plain loop every measurement compares with.
+  const technique_run plain{"plain", [&] {
+                              std::uint64_t checksum = 0;
+                              for (std::size_t i = 0; i < operations; ++i) checksum += plain_sum(i, steps);
+                              return checksum;
+                            }};
 
   for (std::size_t group : groups) {
     const interleaved_scheduler scheduler{group};
@@ -89,11 +95,7 @@ void run_switch_cost(run_context& context) {
       return checksum;
     };
     std::vector<technique_run> techniques;
-    techniques.push_back({"plain", [&] {
-                            std::uint64_t checksum = 0;
-                            for (std::size_t i = 0; i < operations; ++i) checksum += plain_sum(i, steps);
-                            return checksum;
-                          }});
+    techniques.push_back(plain);
     if (context.selected("coro")) {
       techniques.push_back({"coro", [&] {
                               return sum_of_results([&](std::size_t i) {
@@ -165,11 +167,7 @@ void run_switch_cost(run_context& context) {
   require_same_checksums(lifecycle_measurements, "switch-cost lifecycle");
 
   std::vector<technique_run> sequential_bodies;
-  sequential_bodies.push_back({"plain", [&] {
-                                 std::uint64_t checksum = 0;
-                                 for (std::size_t i = 0; i < operations; ++i) checksum += plain_sum(i, steps);
-                                 return checksum;
-                               }});
+  sequential_bodies.push_back(plain);
   if (context.selected("coro-sequential")) {
     sequential_bodies.push_back({"coro-sequential", [&] {
                                    std::uint64_t checksum = 0;
