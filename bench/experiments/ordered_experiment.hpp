@@ -229,7 +229,7 @@ struct frame_sizes {
 };
 
 // Adds, for every group, each of `names` the run selected: gp, amac, coro, fiber, coro-nta
-// (coro with non-temporal prefetches) and task (nested tasks: technique::coro_nested).
+// (coro with non-temporal prefetches) and coro_nested (nested tasks).
 // make_fill(how, group, non_temporal) answers the run's operations that way.
 template <class MakeFill>
 void add_interleaved(std::vector<variant>& variants, const run_context& context, const std::vector<std::size_t>& groups,
@@ -237,7 +237,7 @@ void add_interleaved(std::vector<variant>& variants, const run_context& context,
   for (std::size_t group : groups) {
     for (const std::string& name : names) {
       if (!context.selected(name)) continue;
-      const bool nested = name == "task";
+      const bool nested = name == "coro_nested";
       const bool non_temporal = name == "coro-nta";
       const technique how = nested ? technique::coro_nested : non_temporal ? technique::coro : parse_technique(name);
       const std::optional<std::int64_t> frame_bytes = nested ? frames.task : how == technique::coro ? frames.coro : std::nullopt;
