@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <cstdint>
 #include <map>
 #include <random>
@@ -194,7 +197,9 @@ void round_trip(commit_mode mode, std::uint64_t seed) {
     for (auto& worker : workers) worker.join();
     EXPECT_EQ(log->stats().commits, static_cast<std::uint64_t>(threads * blocks_per_thread));
     EXPECT_EQ(log->max_commit_ts(), static_cast<std::uint64_t>(threads * blocks_per_thread));
-    if (mode == commit_mode::async) EXPECT_EQ(log->flush(), status::ok);
+    if (mode == commit_mode::async) {
+      EXPECT_EQ(log->flush(), status::ok);
+    }
   }
   std::vector<record> replayed;
   replay_report report;
@@ -322,7 +327,9 @@ TEST(LogManager, SegmentsRollOverAndTruncateThroughRemovesOnlyOldClosedOnes) {
   for (std::size_t index = 0; index + 1 < segments.size(); ++index) {
     const std::size_t size = fs::file_size(segments[index]);
     const bool holds_big_block = read_bytes(segments[index]).find("big") != std::string::npos;
-    if (!holds_big_block) EXPECT_LE(size, segment_bytes) << segments[index];
+    if (!holds_big_block) {
+      EXPECT_LE(size, segment_bytes) << segments[index];
+    }
   }
   std::vector<record> replayed;
   replay_report report;
@@ -633,6 +640,50 @@ TEST(LogReplay, WrongMagicOrVersionOrNumber) {
   write_bytes(segment, whole);
   EXPECT_EQ(replay_all(directory.path(), 0, replayed, report), status::ok);
   EXPECT_EQ(report.blocks, 3u);
+}
+
+// A measurement, not a check (run by hand): sync commits per second and fsyncs per commit for
+// 1 and 2 committing threads, each keeping 1 or 64 single-update commits in flight before it
+// waits for the last one. BRAID_LOG_RATE_DIR picks the file system (default: the temp dir).
+//   braid_txn_log_test --gtest_also_run_disabled_tests --gtest_filter='*DISABLED_SyncCommitRate*'
+TEST(LogManager, DISABLED_SyncCommitRate) {
+  const char* base = std::getenv("BRAID_LOG_RATE_DIR");
+  for (auto [threads, in_flight] : {std::pair{1, 1}, std::pair{2, 1}, std::pair{2, 16}, std::pair{2, 64}}) {
+    temp_directory scratch;
+    const fs::path directory = base != nullptr ? fs::path(base) / scratch.path().filename() : scratch.path();
+    {
+      auto log = open_log(directory, commit_mode::sync);
+      const log_stats before = log->stats();
+      std::atomic<bool> stop{false};
+      std::vector<std::thread> workers;
+      const auto start = std::chrono::steady_clock::now();
+      for (int thread = 0; thread < threads; ++thread) {
+        workers.emplace_back([&, thread] {
+          log_buffer buffer;
+          std::uint64_t ts = static_cast<std::uint64_t>(thread);
+          while (!stop.load(std::memory_order_relaxed)) {
+            std::uint64_t ticket = 0;
+            for (int commit = 0; commit < in_flight; ++commit) {
+              buffer.clear();
+              buffer.append(log_op::update, 1, ts, "key-00000042", std::string(100, 'v'));
+              ticket = log->append_commit(ts += 64, buffer);
+            }
+            EXPECT_EQ(log->wait_durable(ticket), status::ok);
+          }
+        });
+      }
+      std::this_thread::sleep_for(std::chrono::seconds(2));
+      stop = true;
+      for (auto& worker : workers) worker.join();
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const log_stats after = log->stats();
+      const auto commits = static_cast<double>(after.commits - before.commits);
+      const auto fsyncs = static_cast<double>(after.fsyncs - before.fsyncs);
+      std::printf("%d thread(s), %d in flight each: %.0f sync commits/s, %.3f fsyncs per commit\n", threads, in_flight,
+                  commits / seconds, fsyncs / commits);
+    }
+    if (base != nullptr) fs::remove_all(directory);
+  }
 }
 
 }  // namespace

@@ -25,6 +25,11 @@
 // naming the file and the byte offset. Finding "an intact block after" scans byte by byte for
 // block_magic and checks the candidate's checksums: O(tail bytes) normally, and quadratic only
 // on input built to repeat block_magic everywhere.
+// Known limit: the rule "a bad block followed by an intact one is corrupt" assumes a crash
+// loses a suffix of what was written since the last fdatasync. A file system that persists
+// the pages of one unsynced write out of order could, after a crash, leave an intact block
+// behind a torn one; that is reported as corrupt (never dropped silently), although neither
+// block had been acknowledged.
 #pragma once
 
 #include <cstddef>
