@@ -17,7 +17,8 @@
 // buffer out, writes it to the current segment with one write per segment, fdatasyncs and then
 // publishes the durable position. Committers keep appending while it writes and syncs, so the
 // next fdatasync covers everything appended meanwhile: that is the group commit.
-//   sync   wait_durable blocks until an fdatasync covering the ticket has returned.
+//   sync   wait_durable blocks until an fdatasync covering the ticket has returned (it yields
+//          the processor a few dozen times before it sleeps on a condition variable).
 //   async  the flusher writes and fdatasyncs whenever async_interval has passed with something
 //          appended (or 4 MiB is waiting); wait_durable returns at once.
 //   none   nothing is written, not even a segment: append_commit counts commits and bytes and
