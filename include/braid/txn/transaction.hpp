@@ -10,10 +10,11 @@
 // Every operation is one coroutine written once for both execution modes: `get<M>(...)` with
 // M = braid::sequential is the plain engine (the non-template `get(...)` runs it to its end);
 // with M = braid::interleaved it prefetches and suspends at the likely misses — the
-// indirection entry and every version header it reads — so a scheduler can run other
-// transactions' operations meanwhile. The index probe (Masstree) runs inside the operation
-// without suspending (the index's flat get is its own coroutine and a coro cannot await
-// another). A transaction runs one operation at a time.
+// index nodes of the probe, the indirection entry and every version header it reads — so a
+// scheduler can run other transactions' operations meanwhile. The index probe is inlined into
+// the operation's frame (Masstree's point_probe driven node by node, CoroBase's flattening);
+// a scan's index walk runs without suspending, its records' entries and versions suspend. A
+// transaction runs one operation at a time.
 //
 // Reads see the newest version committed at or before the transaction's begin timestamp, and
 // the transaction's own writes. A write to a record whose newest version is another open
@@ -155,6 +156,7 @@ class transaction {
 
  private:
   friend class database;
+  using primary_index = masstree<std::uint64_t>;
   enum class phase : std::uint8_t { none, open, rolled_back, committed };
   enum class write_kind : std::uint8_t { insert, update, upsert, remove };
   enum class sight : std::uint8_t { visible, invisible, own };
@@ -220,7 +222,12 @@ coro<status> transaction::get(table_handle t, std::string_view key, std::string&
   if (const status s = usable(t.table); s != status::ok) co_return s;
   if (!valid_key(key)) co_return status::invalid_argument;
   const auto guard = engine_->versions.pin();
-  const std::optional<std::uint64_t> oid = t.table->primary.find(key);
+  primary_index::point_probe probe(t.table->primary, key);
+  while (const void* node = probe.next()) {
+    co_await primary_index::fetch_node<M>(node);
+    probe.step();
+  }
+  const std::optional<std::uint64_t> oid = probe.result();
   if (!oid) co_return status::not_found;
   std::atomic<detail::version*>& entry = t.table->oids.entry(*oid);
   detail::version* v = (co_await fetch<M>(&entry)).load(std::memory_order_acquire);
@@ -240,7 +247,12 @@ coro<status> transaction::index_get(index_handle i, std::string_view secondary_k
   if (i.index == nullptr) co_return status::unknown_table;
   if (!valid_key(secondary_key)) co_return status::invalid_argument;
   const auto guard = engine_->versions.pin();
-  const std::optional<std::uint64_t> oid = i.index->entries.find(secondary_key);
+  primary_index::point_probe probe(i.index->entries, secondary_key);
+  while (const void* node = probe.next()) {
+    co_await primary_index::fetch_node<M>(node);
+    probe.step();
+  }
+  const std::optional<std::uint64_t> oid = probe.result();
   if (!oid) co_return status::not_found;
   std::atomic<detail::version*>& entry = i.table->oids.entry(*oid);
   detail::version* v = (co_await fetch<M>(&entry)).load(std::memory_order_acquire);
@@ -263,7 +275,15 @@ coro<status> transaction::write(table_handle t, std::string_view key, std::strin
   detail::table& table = *t.table;
   if (const status s = prepare_secondary_keys(table, value, kind == write_kind::remove); s != status::ok) co_return s;
   const auto guard = engine_->versions.pin();
-  std::optional<std::uint64_t> oid = table.primary.find(key);
+  std::optional<std::uint64_t> oid;
+  {
+    primary_index::point_probe probe(table.primary, key);
+    while (const void* node = probe.next()) {
+      co_await primary_index::fetch_node<M>(node);
+      probe.step();
+    }
+    oid = probe.result();
+  }
   if (!oid) {
     if (kind == write_kind::update || kind == write_kind::remove) co_return status::not_found;
     const std::uint64_t fresh = table.oids.allocate();
