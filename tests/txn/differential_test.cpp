@@ -129,7 +129,9 @@ class model_run {
     const status s = c.interleaved ? run(c.tx.get<braid::interleaved>(table_, k, got)) : c.tx.get(table_, k, got);
     const std::optional<std::string> expected = sees(c, k);
     ASSERT_EQ(s, expected ? status::ok : status::not_found) << k;
-    if (expected) ASSERT_EQ(got, *expected);
+    if (expected) {
+      ASSERT_EQ(got, *expected);
+    }
   }
 
   void write(client& c, std::size_t who) {

@@ -230,7 +230,8 @@ coro<status> transaction::get(table_handle t, std::string_view key, std::string&
   const std::optional<std::uint64_t> oid = probe.result();
   if (!oid) co_return status::not_found;
   std::atomic<detail::version*>& entry = t.table->oids.entry(*oid);
-  detail::version* v = (co_await fetch<M>(&entry)).load(std::memory_order_acquire);
+  std::atomic<detail::version*>& fetched = co_await fetch<M>(&entry);
+  detail::version* v = fetched.load(std::memory_order_acquire);
   while (v != nullptr) {
     co_await fetch<M>(v);
     if (see(*v) != sight::invisible) break;
@@ -255,7 +256,8 @@ coro<status> transaction::index_get(index_handle i, std::string_view secondary_k
   const std::optional<std::uint64_t> oid = probe.result();
   if (!oid) co_return status::not_found;
   std::atomic<detail::version*>& entry = i.table->oids.entry(*oid);
-  detail::version* v = (co_await fetch<M>(&entry)).load(std::memory_order_acquire);
+  std::atomic<detail::version*>& fetched = co_await fetch<M>(&entry);
+  detail::version* v = fetched.load(std::memory_order_acquire);
   while (v != nullptr) {
     co_await fetch<M>(v);
     if (see(*v) != sight::invisible) break;
@@ -298,7 +300,8 @@ coro<status> transaction::write(table_handle t, std::string_view key, std::strin
   }
   std::atomic<detail::version*>& entry = table.oids.entry(*oid);
   for (;;) {
-    detail::version* head = (co_await fetch<M>(&entry)).load(std::memory_order_acquire);
+    std::atomic<detail::version*>& fetched = co_await fetch<M>(&entry);
+    detail::version* head = fetched.load(std::memory_order_acquire);
     if (head != nullptr) co_await fetch<M>(head);
     bool retry = false;
     const status s = install(table, *oid, entry, head, key, value, kind, retry);
@@ -334,7 +337,8 @@ coro<status> transaction::scan_index(detail::table* t, detail::secondary_index* 
     const std::size_t found = ctx.scan_oids.size();
     for (std::size_t index_position = 0; index_position < found && delivered < limit; ++index_position) {
       std::atomic<detail::version*>& entry = t->oids.entry(ctx.scan_oids[index_position]);
-      detail::version* v = (co_await fetch<M>(&entry)).load(std::memory_order_acquire);
+      std::atomic<detail::version*>& fetched = co_await fetch<M>(&entry);
+      detail::version* v = fetched.load(std::memory_order_acquire);
       while (v != nullptr) {
         co_await fetch<M>(v);
         if (see(*v) != sight::invisible) break;
