@@ -39,7 +39,9 @@
 //                           prefetched whole one at a time (Masstree's unmodified get);
 //   lookup<M>(key)          the flat get: one coroutine frame for the whole descent, layers
 //                           and right-link walks inlined (CoroBase's two-level design, its
-//                           "flattened" level); technique::coro;
+//                           "flattened" level); technique::coro. It drives point_probe
+//                           (masstree/point_probe.hpp), which other layers' operations drive
+//                           in their own frames;
 //   lookup_nested<M>(key)   the natural helper structure (get -> find_in_layer -> reach_leaf /
 //                           advance_to_slice) as nested task<>s, suspending after every node
 //                           prefetch (the mechanical conversion of "Killer Nanoseconds");
@@ -92,6 +94,7 @@
 #include "braid/index/detail/multi_find.hpp"
 #include "braid/index/masstree/descent.hpp"
 #include "braid/index/masstree/node.hpp"
+#include "braid/index/masstree/point_probe.hpp"
 
 namespace braid {
 
@@ -142,10 +145,33 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
   // The plain get: the value of `key`, or nullopt.
   [[nodiscard]] std::optional<Value> find(std::string_view key) const { return finish(lookup<sequential>(key)); }
 
-  // The get as one flat coroutine (CoroBase's flattened operation).
+  // The get as one flat coroutine (CoroBase's flattened operation): the point probe driven
+  // node by node, suspending at every node fetch when M interleaves.
   template <execution_mode M>
   [[nodiscard]] coro<std::optional<Value>> lookup(std::string_view key) const {
-    return operate_flat<M>(key, lookup_action{});
+    point_probe probe(*this, key);
+    while (const void* node = probe.next()) {
+      co_await fetch_node<M>(node);
+      probe.step();
+    }
+    co_return probe.result();
+  }
+
+  // The get as a state machine, for operations of other layers that inline the probe into
+  // their own coroutine frame (masstree/point_probe.hpp). fetch_node<M> is its fetch: it
+  // prefetches the four lines a reader touches and suspends if the mode interleaves (the plain
+  // get prefetches too, as Masstree's baseline does, except in the ablation mode that measures
+  // what that buys).
+  using point_probe = detail::masstree::point_probe<masstree>;
+  template <execution_mode M>
+  static auto fetch_node(const void* node) noexcept {
+    if constexpr (M::suspends) {
+      prefetch_lines<prefetched_bytes, M::hint>(node);
+      return std::suspend_always{};
+    } else {
+      if constexpr (!std::is_same_v<M, sequential_without_node_prefetch>) prefetch_lines<prefetched_bytes>(node);
+      return std::suspend_never{};
+    }
   }
 
   // The get as nested tasks, one per helper function (the mechanical conversion).
@@ -248,19 +274,8 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
     return operation.take_result();
   }
 
-  // Prefetches the four lines a reader touches; suspends if the mode interleaves. The plain get
-  // prefetches too (Masstree's baseline does), except in the ablation mode that measures what
-  // that buys.
-  template <execution_mode M>
-  static auto fetch_node(const void* node) noexcept {
-    if constexpr (M::suspends) {
-      prefetch_lines<prefetched_bytes, M::hint>(node);
-      return std::suspend_always{};
-    } else {
-      if constexpr (!std::is_same_v<M, sequential_without_node_prefetch>) prefetch_lines<prefetched_bytes>(node);
-      return std::suspend_never{};
-    }
-  }
+  template <class> friend class detail::masstree::point_probe;
+  using epoch_guard = detail::epoch_domain::guard;
 
   // ---- what an operation does at the border node -------------------------------------------
 

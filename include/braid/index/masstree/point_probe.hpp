@@ -1,0 +1,113 @@
+// point_probe: Masstree's get as a state machine that its caller drives node by node, so that
+// an operation coroutine of another layer (a transaction's get) can inline the index probe
+// into its own frame and suspend at every node fetch (CoroBase's flattening) instead of
+// calling a nested coroutine. masstree::lookup<M> runs the same probe, so there is one get.
+//
+//   braid::masstree<std::uint64_t>::point_probe probe(tree, key);
+//   while (const void* node = probe.next()) {
+//     co_await tree.fetch_node<M>(node);      // prefetch (+ suspend when M interleaves)
+//     probe.step();
+//   }
+//   std::optional<std::uint64_t> oid = probe.result();
+//
+// The probe pins the tree's epoch for its lifetime (keep it in the frame while it runs; it
+// must be destroyed on the thread that created it). Each step reads the node fetched last:
+// a layer's descent, the border node's optimistic read, a right-link walk after a split, the
+// move to the next layer, or a restart of the layer after a deleted border node — exactly
+// the steps of the flat get. Complexity: O(L · log₁₅ n) steps for a key of L slices.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "braid/index/masstree/descent.hpp"
+#include "braid/index/masstree/node.hpp"
+
+namespace braid::detail::masstree {
+
+template <class Tree>
+class point_probe {
+  using value_type = typename Tree::mapped_type;
+
+ public:
+  point_probe(const Tree& tree, std::string_view key)
+      : guard_(tree.domain_.pin()),
+        layer_(tree.root_.load(std::memory_order_acquire)),
+        cursor_(key, 0),
+        descent_(layer_, cursor_.slice),
+        next_(descent_.next()) {}
+
+  // The node to fetch before the next step; null once the result is known.
+  [[nodiscard]] const void* next() const noexcept { return next_; }
+  [[nodiscard]] std::optional<value_type> result() const noexcept { return result_; }
+
+  void step() noexcept {
+    if (!walking_right_) {
+      descent_.step();
+      if (descent_.next() != nullptr) {
+        next_ = descent_.next();
+        return;
+      }
+      leaf_ = descent_.border();
+      version_ = descent_.version();
+    } else {
+      leaf_ = static_cast<const border_node*>(next_);
+      version_ = leaf_->version.stable();
+      walking_right_ = false;
+      if (const border_node* right = responsible_right(leaf_, version_, cursor_.slice)) {
+        walking_right_ = true;
+        next_ = right;
+        return;
+      }
+    }
+    at_leaf();
+  }
+
+ private:
+  using outcome_kind = typename Tree::leaf_outcome::kind;
+
+  void restart_layer() noexcept {
+    descent_ = layer_descent(layer_, cursor_.slice);
+    next_ = descent_.next();
+  }
+
+  // At the border node: read it, re-reading while it changes, until the result, the next
+  // layer, a right neighbour to fetch, or a restart.
+  void at_leaf() noexcept {
+    for (;;) {
+      if (node_version::is_deleted(version_)) return restart_layer();
+      const auto outcome = typename Tree::lookup_action{}.at_leaf(*leaf_, version_, cursor_);
+      if (outcome.what == outcome_kind::done) {
+        result_ = outcome.result;
+        next_ = nullptr;
+        return;
+      }
+      if (outcome.what == outcome_kind::next_layer) {
+        layer_ = outcome.layer;
+        cursor_.descend();
+        return restart_layer();
+      }
+      const node_version::word before = version_;
+      version_ = leaf_->version.stable();
+      if (!node_version::split_between(before, version_)) continue;
+      if (const border_node* right = responsible_right(leaf_, version_, cursor_.slice)) {
+        walking_right_ = true;
+        next_ = right;
+        return;
+      }
+    }
+  }
+
+  typename Tree::epoch_guard guard_;
+  const node_base* layer_;
+  key_cursor cursor_;
+  layer_descent descent_;
+  const void* next_;
+  const border_node* leaf_ = nullptr;
+  node_version::word version_ = 0;
+  bool walking_right_ = false;
+  std::optional<value_type> result_{};
+};
+
+}  // namespace braid::detail::masstree

@@ -1,0 +1,38 @@
+// options: the choices a database and a transaction are opened with, and the engine's size
+// limits.
+//
+//   braid::txn::database_options options;            // empty directory: in memory
+//   options.default_isolation = braid::txn::isolation::serializable;
+//   auto tx = db->begin(braid::txn::isolation::snapshot, braid::txn::access::read_only);
+//
+// Limits (checked by every operation; over a limit is status::invalid_argument and nothing
+// happens): a key is 1..max_key_bytes bytes (the empty key is invalid), a value is
+// 0..max_value_bytes bytes, a table has at most max_indexes_per_table secondary indexes, and at
+// most max_transactions transactions are open at once (begin waits for a free slot beyond).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+
+namespace braid::txn {
+
+inline constexpr std::size_t max_key_bytes = 1024;
+inline constexpr std::size_t max_value_bytes = 64 * 1024;
+inline constexpr std::size_t max_indexes_per_table = 8;
+inline constexpr std::size_t max_transactions = 256;
+
+// snapshot: snapshot isolation (first-updater-wins). serializable: snapshot isolation plus the
+// Serial Safety Net certifier, which aborts a transaction that could close a dependency cycle.
+enum class isolation : std::uint8_t { snapshot, serializable };
+
+// read_only: no writes (they return status::read_only_violation); under snapshot isolation
+// such a transaction never takes a commit timestamp.
+enum class access : std::uint8_t { read_write, read_only };
+
+struct database_options {
+  std::filesystem::path directory;  // empty: in memory, no durability
+  isolation default_isolation = isolation::snapshot;
+};
+
+}  // namespace braid::txn
