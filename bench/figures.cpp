@@ -7,16 +7,9 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "registry.hpp"
+
 namespace braid::bench {
-
-namespace {
-
-std::vector<figure>& registry() {
-  static std::vector<figure> all;
-  return all;
-}
-
-}  // namespace
 
 std::optional<extent> statistic_of(const std::vector<result_row>& rows, const row_filter& where, const std::string& field,
                                    statistic computed, const std::string& best_by) {
@@ -153,17 +146,11 @@ comparison compare(const paper_number& number, const std::vector<result_row>& ro
 
 figure_registration::figure_registration(figure definition) {
   if (definition.panels.empty()) throw std::logic_error("figure '" + definition.name + "' has no panel");
-  registry().push_back(std::move(definition));
-  std::sort(registry().begin(), registry().end(), [](const figure& a, const figure& b) { return a.name < b.name; });
+  register_sorted(std::move(definition));
 }
 
-const std::vector<figure>& figures() { return registry(); }
+const std::vector<figure>& figures() { return registered<figure>(); }
 
-const figure* find_figure(const std::string& name) {
-  for (const figure& candidate : registry()) {
-    if (candidate.name == name) return &candidate;
-  }
-  return nullptr;
-}
+const figure* find_figure(const std::string& name) { return find_registered<figure>(name); }
 
 }  // namespace braid::bench

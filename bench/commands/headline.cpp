@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "commands.hpp"
 #include "experiment.hpp"
 #include "figure_run.hpp"
 #include "headline.hpp"
@@ -85,7 +86,9 @@ void write_table_files(const std::filesystem::path& directory, const std::string
   if (!csv || !json) throw std::runtime_error("could not write " + (directory / name).string() + ".csv/.jsonl");
 }
 
-int run_headline(const std::vector<std::string>& arguments) {
+}  // namespace
+
+int headline_command(const std::vector<std::string>& arguments) {
   for (const std::string& argument : arguments) {
     if (argument == "--help" || argument == "-h") {
       std::cout << headline_help;
@@ -221,12 +224,4 @@ int run_headline(const std::vector<std::string>& arguments) {
   return contents.failures.empty() ? 0 : 1;
 }
 
-const command_registration headline{command{
-    .name = "headline",
-    .usage = "headline [--quick] [--full-size] [--out DIR]",
-    .summary = "the main job: headline table, report and plots in results/ (what `make bench` runs)",
-    .run = run_headline,
-}};
-
-}  // namespace
 }  // namespace braid::bench

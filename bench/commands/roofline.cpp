@@ -12,6 +12,7 @@
 
 #include "braid/core/memory_probe.hpp"
 #include "callgrind.hpp"
+#include "commands.hpp"
 #include "experiment.hpp"
 #include "figure_run.hpp"
 #include "headline.hpp"
@@ -187,6 +188,8 @@ DRAM-resident results are measured against (their roofline_fraction).
 Same as `braid-bench run roofline-mlp` (the figure preset, with the papers' numbers).
 )";
 
+}  // namespace
+
 int roofline_command(const std::vector<std::string>& arguments) {
   for (const std::string& argument : arguments) {
     if (argument == "--help" || argument == "-h") {
@@ -197,12 +200,4 @@ int roofline_command(const std::vector<std::string>& arguments) {
   return run_named("roofline-mlp", arguments);
 }
 
-const command_registration roofline_registration{command{
-    .name = "roofline",
-    .usage = "roofline [options]",
-    .summary = "this machine's dependent-load latency and memory-level parallelism (k = 1..64 chases)",
-    .run = roofline_command,
-}};
-
-}  // namespace
 }  // namespace braid::bench

@@ -2,6 +2,7 @@
 // lines, plot and report section.
 #include <iostream>
 
+#include "commands.hpp"
 #include "experiment.hpp"
 #include "figure_run.hpp"
 
@@ -94,7 +95,9 @@ void print_figure_help(const figure& definition) {
   }
 }
 
-int run_experiment(const std::vector<std::string>& arguments) {
+}  // namespace
+
+int run_command(const std::vector<std::string>& arguments) {
   if (arguments.empty()) throw usage_error("run: which experiment or figure? (braid-bench list shows them)");
   if (arguments[0] == "--help" || arguments[0] == "-h") {
     std::cout << run_help;
@@ -116,12 +119,4 @@ int run_experiment(const std::vector<std::string>& arguments) {
   return run_named(arguments[0], rest);
 }
 
-const command_registration run{command{
-    .name = "run",
-    .usage = "run NAME [options]",
-    .summary = "run one experiment or figure preset; `braid-bench run --help` for the options",
-    .run = run_experiment,
-}};
-
-}  // namespace
 }  // namespace braid::bench
