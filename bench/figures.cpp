@@ -58,6 +58,14 @@ paper_number paper_claim(std::string source, std::string claim, row_filter where
           .caveat = std::move(caveat)};
 }
 
+paper_number paper_ratio(std::string source, std::string claim, row_filter where, row_filter relative_to,
+                         std::string field, statistic computed, double paper, shape_rule shape, std::string caveat) {
+  paper_number number = paper_claim(std::move(source), std::move(claim), std::move(where), computed, paper, paper, shape,
+                                    std::move(caveat), std::move(field));
+  number.relative_to = std::move(relative_to);
+  return number;
+}
+
 bool matches(const result_row& row, const row_filter& filter) {
   for (const auto& [field, expected] : filter) {
     const field_value* value = row.find(field);

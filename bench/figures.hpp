@@ -99,6 +99,10 @@ struct paper_number {
 // paper's value (or range) low..high: the common case, without a ratio or the model's rows.
 paper_number paper_claim(std::string source, std::string claim, row_filter where, statistic computed, double low,
                          double high, shape_rule shape, std::string caveat, std::string field = "speedup_vs_naive");
+// A paper number that is a ratio of ours: `computed` of `field` over the rows matching `where`,
+// divided by the same over the rows matching `relative_to`, against the paper's single value.
+paper_number paper_ratio(std::string source, std::string claim, row_filter where, row_filter relative_to,
+                         std::string field, statistic computed, double paper, shape_rule shape, std::string caveat);
 
 // The statistic of `field` over the rows matching `where` (at_best: `field` of the matching row
 // with the largest `best_by`); nullopt when no matching row has the fields. A range's ends are

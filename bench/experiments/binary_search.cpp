@@ -392,17 +392,10 @@ paper_number huge_pages_gain(const std::string& technique, std::size_t group) {
   small_pages.emplace_back("panel", "4 KiB pages");
   row_filter huge_pages = at_two_gibibytes;
   huge_pages.emplace_back("panel", "2 MiB pages");
-  return {.source = "thesis Fig. 4.5 (§4.2.2)",
-          .claim = "2 MB pages strictly faster than 4 kB pages, up to 1.9x (" + technique + ")",
-          .where = small_pages,
-          .field = "ns_per_op",
-          .computed = statistic::maximum,
-          .relative_to = huge_pages,
-          .paper_low = 1.9,
-          .paper_high = 1.9,
-          .shape = shape_rule::same_side_of(1),
-          .caveat = "thesis: the largest gain over 1 MB-2 GB int arrays; ours: at 2 GiB of int32 keys (the "
-                    "page-obtained field says whether 4 KiB pages were really 4 KiB)"};
+  return paper_ratio("thesis Fig. 4.5 (§4.2.2)", "2 MB pages strictly faster than 4 kB pages, up to 1.9x (" + technique + ")",
+                     small_pages, huge_pages, "ns_per_op", statistic::maximum, 1.9, shape_rule::same_side_of(1),
+                     "thesis: the largest gain over 1 MB-2 GB int arrays; ours: at 2 GiB of int32 keys (the "
+                     "page-obtained field says whether 4 KiB pages were really 4 KiB)");
 }
 
 const std::string pages_sizes = "1MiB,4MiB,16MiB,64MiB,256MiB,1GiB,2GiB";
@@ -426,17 +419,14 @@ const figure_registration pages_figure{figure{
 
 // The thesis's own model estimates (§4.2.3) beside our model's, and its measured optimum.
 paper_number thesis_model(const std::string& technique, const std::string& field, double paper, const std::string& claim) {
-  return {.source = "thesis §4.2.3 (model fitted to a VTune profile)",
-          .claim = claim,
-          .where = {{"structure", int_keys}, {"technique", technique}},
-          .field = field,
-          .computed = statistic::maximum,
-          .paper_low = paper,
-          .paper_high = paper,
-          .shape = shape_rule::within_factor(2),
-          .caveat = "thesis: T_stall and T_compute from counters, T_switch from retiring cycles; ours: from times "
-                    "(cache-resident searches of the same array stand in for T_compute)",
-          .of_model = true};
+  paper_number number = paper_claim("thesis §4.2.3 (model fitted to a VTune profile)", claim,
+                                    {{"structure", int_keys}, {"technique", technique}}, statistic::maximum, paper, paper,
+                                    shape_rule::within_factor(2),
+                                    "thesis: T_stall and T_compute from counters, T_switch from retiring cycles; ours: "
+                                    "from times (cache-resident searches of the same array stand in for T_compute)",
+                                    field);
+  number.of_model = true;
+  return number;
 }
 
 const figure_registration model_figure{figure{

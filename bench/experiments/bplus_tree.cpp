@@ -119,16 +119,8 @@ paper_number nesting_cost(const std::string& panel, double paper, std::string cl
   nested.emplace_back("technique", "coro_nested");
   row_filter flattened = base;
   flattened.emplace_back("technique", "coro");
-  return {.source = "CoroBase (VLDB'21) §5.3, Fig. 5",
-          .claim = std::move(claim),
-          .where = nested,
-          .field = "ns_per_op",
-          .computed = statistic::at_best,
-          .relative_to = flattened,
-          .paper_low = paper,
-          .paper_high = paper,
-          .shape = shape_rule::same_side_of(1),
-          .caveat = std::move(caveat)};
+  return paper_ratio("CoroBase (VLDB'21) §5.3, Fig. 5", std::move(claim), nested, flattened, "ns_per_op",
+                     statistic::at_best, paper, shape_rule::same_side_of(1), std::move(caveat));
 }
 
 const figure_registration bplus_figure{figure{

@@ -193,6 +193,8 @@ const figure_registration masstree_fig11{figure{
     .model = {},
 }};
 
+const char* const vtune_figure = "Killer Nanoseconds Fig. 12 (VTune, CPU time per operation)";
+
 const figure_registration masstree_fig12{figure{
     .name = "fig12-masstree-time-per-op",
     .experiment = "masstree-ycsb",
@@ -202,26 +204,13 @@ const figure_registration masstree_fig12{figure{
                 .arguments = panel_arguments("20000000", "zipf:0.99", "30,200", "1"),
                 .quick_arguments = quick_arguments("zipf:0.99", "30,200")}},
     .axes = {.x = "group", .y = "cycles_per_op", .series = {"technique"}, .log_x = true},
-    .paper = {{.source = "Killer Nanoseconds Fig. 12 (VTune, CPU time per operation)",
-               .claim = "unmodified -> 30 coroutines: CPU time per operation reduced by 27%",
-               .where = {{"technique", "coro_nested"}, {"group", "30"}},
-               .field = "ns_per_op",
-               .computed = statistic::minimum,
-               .relative_to = {{"technique", "naive"}},
-               .paper_low = 0.73,
-               .paper_high = 0.73,
-               .shape = shape_rule::same_side_of(1),
-               .caveat = "the paper's time is VTune CPU time on 28 threads; ours wall time per operation, 1 thread"},
-              {.source = "Killer Nanoseconds Fig. 12 (VTune, CPU time per operation)",
-               .claim = "30 -> 200 coroutines: an additional 19%",
-               .where = {{"technique", "coro_nested"}, {"group", "200"}},
-               .field = "ns_per_op",
-               .computed = statistic::minimum,
-               .relative_to = {{"technique", "coro_nested"}, {"group", "30"}},
-               .paper_low = 0.81,
-               .paper_high = 0.81,
-               .shape = {},
-               .caveat = "28 threads in the paper; with one thread 200 gets in flight exceed the core's line fill buffers"}},
+    .paper = {paper_ratio(vtune_figure, "unmodified -> 30 coroutines: CPU time per operation reduced by 27%",
+                          {{"technique", "coro_nested"}, {"group", "30"}}, {{"technique", "naive"}}, "ns_per_op",
+                          statistic::minimum, 0.73, shape_rule::same_side_of(1),
+                          "the paper's time is VTune CPU time on 28 threads; ours wall time per operation, 1 thread"),
+              paper_ratio(vtune_figure, "30 -> 200 coroutines: an additional 19%", {{"technique", "coro_nested"}, {"group", "200"}},
+                          {{"technique", "coro_nested"}, {"group", "30"}}, "ns_per_op", statistic::minimum, 0.81, {},
+                          "28 threads in the paper; with one thread 200 gets in flight exceed the core's line fill buffers")},
     .model = {},
 }};
 
