@@ -12,7 +12,9 @@
 
 namespace braid::bench {
 
-registration::registration(experiment definition) { register_sorted(std::move(definition)); }
+registration::registration(experiment definition) : name(definition.name) {
+  register_sorted(std::move(definition));
+}
 
 const std::vector<experiment>& experiments() { return registered<experiment>(); }
 

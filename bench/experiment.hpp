@@ -42,9 +42,11 @@ struct experiment {
   std::function<void(run_context&)> run;
 };
 
-// Registers an experiment at static-initialization time.
+// Registers an experiment at static-initialization time; its figure presets name it by this
+// registration (figure_registration).
 struct registration {
   explicit registration(experiment definition);
+  std::string name;
 };
 
 const std::vector<experiment>& experiments();

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "experiment.hpp"
 #include "registry.hpp"
 
 namespace braid::bench {
@@ -152,10 +153,16 @@ comparison compare(const paper_number& number, const std::vector<result_row>& ro
   return result;
 }
 
-figure_registration::figure_registration(figure definition) {
+figure_registration::figure_registration(figure definition) : name(definition.name) {
   if (definition.panels.empty()) throw std::logic_error("figure '" + definition.name + "' has no panel");
   register_sorted(std::move(definition));
 }
+
+figure_registration::figure_registration(const registration& of, figure definition)
+    : figure_registration([&] {
+        definition.experiment = of.name;
+        return std::move(definition);
+      }()) {}
 
 const std::vector<figure>& figures() { return registered<figure>(); }
 

@@ -34,6 +34,12 @@ headline_registration::headline_registration(headline_entry entry) {
   });
 }
 
+headline_registration::headline_registration(const figure_registration& of, headline_entry entry)
+    : headline_registration([&] {
+        entry.figure = of.name;
+        return std::move(entry);
+      }()) {}
+
 const std::vector<headline_entry>& headline_entries() { return registered<headline_entry>(); }
 
 const std::vector<std::string>& structure_columns() {

@@ -112,9 +112,8 @@ const registration roofline_experiment{experiment{
     .run = run_roofline,
 }};
 
-const figure_registration roofline_figure{figure{
+const figure_registration roofline_figure{roofline_experiment, figure{
     .name = "roofline-mlp",
-    .experiment = "roofline",
     .reproduces = "this machine's latency and memory-level parallelism (thesis Table 2.1; Killer Nanoseconds §3.1.1)",
     .summary = "fetch rate and per-chain latency against the number of independent chases",
     .panels = {{.label = "", .arguments = {}, .quick_arguments = {}}},
@@ -132,12 +131,10 @@ const figure_registration roofline_figure{figure{
                           "10 line-fill buffers per core (Broadwell, Haswell, Cascade Lake): at most 10 misses in flight", {},
                           statistic::maximum, 10, 10, shape_rule::within_factor(2),
                           "ours: peak fetch rate x one-chase latency (Little's law) on this machine's core", "lines_in_flight")},
-    .model = {},
 }};
 
-const headline_registration roofline_headline{headline_entry{
+const headline_registration roofline_headline{roofline_figure, headline_entry{
     .name = "roofline probe",
-    .figure = "roofline-mlp",
     .panels = {},
     .budget_seconds = 30,
     .summarize = report_facts({{.what = "dependent-load latency", .where = {{"chains", "1"}}, .field = "ns_per_load", .unit = "ns"},

@@ -259,9 +259,8 @@ std::vector<std::string> quick(std::vector<std::string> arguments) {
   return arguments;
 }
 
-const figure_registration groups_figure{figure{
+const figure_registration groups_figure{binary_search, figure{
     .name = "fig6-binary-search-groups",
-    .experiment = "binary-search",
     .reproduces = "Killer Nanoseconds Fig. 6 (binary search, group-size sweep, 0.5 MB and 1 GB, uniform and Zipf)",
     .summary = "search throughput against group size, 1 thread, int32 / int64 / string keys with the peers",
     .panels = {{.label = "0.5 MiB uniform",
@@ -308,7 +307,6 @@ const figure_registration groups_figure{figure{
               paper_claim("Killer Nanoseconds Fig. 6d (Clang, 1 GB Zipf)", "naive within 25% of Coro",
                             {{"panel", "DRAM zipf"}, {"structure", int_keys}, {"technique", "coro"}}, statistic::maximum,
                             1.25, 1.25, shape_rule::within_factor(1.5), killer_caveat)},
-    .model = {},
 }};
 
 // Fig. 10's sizes: 0.5 MiB to 2 GiB in powers of two.
@@ -329,9 +327,8 @@ paper_number after_crossover(const std::string& technique, double times) {
                        threads_caveat + "; ours: the range over DRAM-resident sizes (>= 4x the LLC), not an average");
 }
 
-const figure_registration sizes_figure{figure{
+const figure_registration sizes_figure{binary_search, figure{
     .name = "fig10-binary-search-sizes",
-    .experiment = "binary-search",
     .reproduces = "Killer Nanoseconds Fig. 10 (binary search, array size 0.5 MB to 2 GB, G = 20, every core)",
     .summary = "total search throughput against array size, uniform and Zipf",
     .panels = {{.label = "uniform",
@@ -349,7 +346,6 @@ const figure_registration sizes_figure{figure{
               at_half_mebibyte("zipf", "gp", 2.2, "Killer Nanoseconds Fig. 10b (Clang, Zipf)"),
               at_half_mebibyte("zipf", "amac", 2.6, "Killer Nanoseconds Fig. 10b (Clang, Zipf)"),
               at_half_mebibyte("zipf", "coro", 3.6, "Killer Nanoseconds Fig. 10b (Clang, Zipf)")},
-    .model = {},
 }};
 
 // The thesis's group sizes (Fig. 4.3: GP 10, AMAC and Coro 6, the best of Fig. 4.6).
@@ -367,9 +363,8 @@ paper_number above_llc(const std::string& structure, const std::string& techniqu
                        statistic::range, low, high, shape_rule::same_side_of(1), thesis_caveat);
 }
 
-const figure_registration thesis_sizes_figure{figure{
+const figure_registration thesis_sizes_figure{binary_search, figure{
     .name = "thesis-fig4-1-binary-search-sizes",
-    .experiment = "binary-search",
     .reproduces = "interleaving thesis Fig. 4.1 (int and string binary search, 1 MB to 2 GB)",
     .summary = "time per search against array size, std::lower_bound, both baselines, GP, AMAC, Coro; int and string keys",
     .panels = {{.label = "uniform",
@@ -380,7 +375,6 @@ const figure_registration thesis_sizes_figure{figure{
     .paper = {above_llc(int_keys, "gp", 10, 2.7, 3.7, "int"), above_llc(int_keys, "coro", 6, 2.0, 2.4, "int"),
               above_llc(int_keys, "amac", 6, 1.8, 2.3, "int"), above_llc(string_keys, "gp", 10, 1.8, 2.2, "string"),
               above_llc(string_keys, "coro", 6, 1.4, 2.1, "string"), above_llc(string_keys, "amac", 6, 1.2, 1.9, "string")},
-    .model = {},
 }};
 
 // 2 MiB pages against 4 KiB pages: ns per search with 4 KiB pages over ns with 2 MiB pages,
@@ -400,9 +394,8 @@ paper_number huge_pages_gain(const std::string& technique, std::size_t group) {
 
 const std::string pages_sizes = "1MiB,4MiB,16MiB,64MiB,256MiB,1GiB,2GiB";
 
-const figure_registration pages_figure{figure{
+const figure_registration pages_figure{binary_search, figure{
     .name = "thesis-fig4-5-pages",
-    .experiment = "binary-search",
     .reproduces = "interleaving thesis Fig. 4.5 (4 KiB vs 2 MiB pages, binary search over sizes)",
     .summary = "time per search against array size with 4 KiB and with 2 MiB pages",
     .panels = {{.label = "4 KiB pages",
@@ -414,7 +407,6 @@ const figure_registration pages_figure{figure{
     .axes = {.x = "size_bytes", .y = "ns_per_op", .series = {"panel", "technique"}, .log_x = true, .log_y = true,
              .x_label = "array bytes", .y_label = "ns per search"},
     .paper = {huge_pages_gain("naive-branchless", 1), huge_pages_gain("gp", 10), huge_pages_gain("coro", 6)},
-    .model = {},
 }};
 
 // The thesis's own model estimates (§4.2.3) beside our model's, and its measured optimum.
@@ -429,9 +421,8 @@ paper_number thesis_model(const std::string& technique, const std::string& field
   return number;
 }
 
-const figure_registration model_figure{figure{
+const figure_registration model_figure{binary_search, figure{
     .name = "thesis-fig4-6-binary-search-groups",
-    .experiment = "binary-search",
     .reproduces = "interleaving thesis Fig. 4.6 (group sweep at 256 MB beside the analytical model of §3.1)",
     .summary = "speedup against group size 1-12 on a 256 MiB array, with the model's predicted minimum group and speedup",
     .panels = {{.label = "256 MiB",
@@ -457,9 +448,8 @@ const figure_registration model_figure{figure{
     .model = {.techniques = {"gp", "amac", "coro"}, .baseline = "naive-branchless"},
 }};
 
-const headline_registration binary_search_headline{headline_entry{
+const headline_registration binary_search_headline{groups_figure, headline_entry{
     .name = "binary search",
-    .figure = "fig6-binary-search-groups",
     .panels = {{.label = "DRAM uniform", .arguments = {"--size", "dram", "--group", "8,16"},
                 .quick_arguments = quick({"--size", "16MiB", "--group", "8"})},
                {.label = "0.5 MiB uniform", .arguments = {"--size", "512KiB", "--group", "4,8"},

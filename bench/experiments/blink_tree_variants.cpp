@@ -335,9 +335,8 @@ const registration blink_tree_sync{experiment{
 
 const char* const zipf_reads = "read-zipf:0.99";
 
-const figure_registration prefetch_parts_figure{figure{
+const figure_registration prefetch_parts_figure{blink_tree_prefetch_parts, figure{
     .name = "mxtasks-fig5-2-prefetch-parts",
-    .experiment = "blink-tree-prefetch-parts",
     .reproduces = "MxTasks Fig. 5.2 (which node parts to prefetch for lookups; insert hints)",
     .summary = "YCSB-C lookups and the fill with each prefetched node part, NTA and T0, 1 worker",
     .panels = {{.label = "20M records, 1 worker",
@@ -356,9 +355,8 @@ const figure_registration prefetch_parts_figure{figure{
                           "the paper adds that the prefetch overhead makes the whole node slower overall; ours are totals")},
 }};
 
-const figure_registration reclamation_figure{figure{
+const figure_registration reclamation_figure{blink_tree_reclamation, figure{
     .name = "mxtasks-fig5-4-reclamation",
-    .experiment = "blink-tree-reclamation",
     .reproduces = "MxTasks Fig. 5.4 (epoch-based reclamation: none, per task, batched)",
     .summary = "fill and YCSB-C throughput with epoch bookkeeping off, per task and per buffer refill",
     .panels = {{.label = "20M records",
@@ -370,9 +368,8 @@ const figure_registration reclamation_figure{figure{
                           "mops", statistic::maximum, 1.0, shape_rule::within_factor(1.05), "2 x 24 cores in the paper")},
 }};
 
-const figure_registration sync_figure{figure{
+const figure_registration sync_figure{blink_tree_sync, figure{
     .name = "mxtasks-fig5-8-sync",
-    .experiment = "blink-tree-sync",
     .reproduces = "MxTasks Fig. 5.5-5.8 (synchronization primitives: chosen vs forced, vs threads)",
     .summary = "fill, YCSB-C and YCSB-A under every primitive the runtime offers and on threads (OLC)",
     // Serialization by scheduling costs tens of microseconds per operation once two workers

@@ -136,9 +136,8 @@ const registration blink_tree_ycsb{experiment{
 const char* const zipf_reads = "read-zipf:0.99";
 const char* const paper_machine = "2x Xeon Gold 6226, 1-48 cores, 100 M records in the paper";
 
-const figure_registration ycsb_figure{figure{
+const figure_registration ycsb_figure{blink_tree_ycsb, figure{
     .name = "mxtasks-fig5-3-ycsb",
-    .experiment = "blink-tree-ycsb",
     .reproduces = "MxTasks Fig. 3.4, 5.3, 5.8 and §5.5.5 (prefetching off/static/automatic, tasks vs threads, YCSB fill and C)",
     .summary = "B-link tree: fill and Zipfian/uniform YCSB-C throughput per technique and prefetch distance, 1 and 2 workers",
     .panels = {{.label = "20M records",
@@ -170,9 +169,8 @@ const figure_registration ycsb_figure{figure{
 
 // One worker, Zipfian YCSB-C on 4 M records (not the figure's 20 M: the fill of each technique
 // is timed too, and the whole entry must fit its minute).
-const headline_registration ycsb_headline{headline_entry{
+const headline_registration ycsb_headline{ycsb_figure, headline_entry{
     .name = "B-link tree on tasks (4M records, YCSB fill + C)",
-    .figure = "mxtasks-fig5-3-ycsb",
     .panels = {{.label = "4M records, 1 worker",
                 .arguments = {"--keys", "4000000", "--threads", "1", "--dist", "zipf", "--repetitions", "3", "--technique",
                               "tasks-off,tasks-fixed-2,tasks-auto,threads-olc"},

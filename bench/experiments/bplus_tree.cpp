@@ -123,9 +123,8 @@ paper_number nesting_cost(const std::string& panel, double paper, std::string cl
                      statistic::at_best, paper, shape_rule::same_side_of(1), std::move(caveat));
 }
 
-const figure_registration bplus_figure{figure{
+const figure_registration bplus_figure{bplus_tree_experiment, figure{
     .name = "corobase-bplus-nesting",
-    .experiment = "bplus-tree",
     .reproduces = "CoroBase (VLDB'21) Fig. 5 and §5.6: flattened vs fully nested coroutines, against naive and absl::btree_map",
     .summary = "B+-tree lookups and scans: naive vs flattened coro vs nested task vs fiber, absl peer; DRAM and cache",
     .panels = {{.label = "DRAM", .arguments = {"--size", "dram", "--group", "4,8,16,32"}, .quick_arguments = quick_arguments("16MiB", "8")},
@@ -146,12 +145,10 @@ const figure_registration bplus_figure{figure{
               paper_claim("CoroBase (VLDB'21) §5.6, Fig. 11", "small table: fully nested variants up to 50% slower than naive",
                           {{"panel", "1 MiB"}, {"operation", "lookup"}, {"technique", "coro_nested"}}, statistic::minimum, 0.5, 0.5,
                           shape_rule::within_factor(1.5), small_table_caveat)},
-    .model = {},
 }};
 
-const headline_registration bplus_headline{headline_entry{
+const headline_registration bplus_headline{bplus_figure, headline_entry{
     .name = "B+-tree",
-    .figure = "corobase-bplus-nesting",
     .panels = {{.label = "DRAM", .arguments = {"--size", "dram", "--group", "8,16"}, .quick_arguments = quick_arguments("16MiB", "8")},
                {.label = "1 MiB", .arguments = {"--size", "1MiB", "--group", "8"}, .quick_arguments = quick_arguments("1MiB", "8")}},
     .budget_seconds = 55,

@@ -173,9 +173,8 @@ const registration bw_tree_ycsb{experiment{
     .run = run_bw_tree_ycsb,
 }};
 
-const figure_registration bw_tree_fig13{figure{
+const figure_registration bw_tree_fig13{bw_tree_ycsb, figure{
     .name = "fig13-bw-tree-groups",
-    .experiment = "bw-tree-ycsb",
     .reproduces = "Killer Nanoseconds Fig. 13a-b, Table 3 (Bw-tree, 95/5, group-size sweep, 1 and 2 threads)",
     .summary = "Bw-tree 95/5: throughput against the group size, coro, GP and AMAC vs naive",
     .panels = {{.label = "uniform",
@@ -199,14 +198,12 @@ const figure_registration bw_tree_fig13{figure{
                           1 / 1.22, shape_rule::within_factor(1.3),
                           "the paper's average over groups; ours the best coro group against the best amac group",
                           "speedup_vs_amac")},
-    .model = {},
 }};
 
 // 10 M records instead of the figure's 20 M, one group size and two repetitions: loading the
 // tree and its 2 M-operation passes fit the budget.
-const headline_registration bw_tree_headline{headline_entry{
+const headline_registration bw_tree_headline{bw_tree_fig13, headline_entry{
     .name = "bw-tree (95/5)",
-    .figure = "fig13-bw-tree-groups",
     .panels = {{.label = "uniform",
                 .arguments = {"--size", "dram", "--dist", "uniform", "--group", "16", "--threads", "1",
                               "--repetitions", "2"},

@@ -165,9 +165,8 @@ const registration masstree_ycsb{experiment{
     .run = run_masstree_ycsb,
 }};
 
-const figure_registration masstree_fig11{figure{
+const figure_registration masstree_fig11{masstree_ycsb, figure{
     .name = "fig11-masstree-groups",
-    .experiment = "masstree-ycsb",
     .reproduces = "Killer Nanoseconds Fig. 11a-b (Masstree, YCSB-B, group-size sweep, 1 and 2 threads)",
     .summary = "Masstree YCSB-B: throughput against the group size, nested and flat coroutines vs unmodified",
     .panels = {{.label = "zipf",
@@ -190,14 +189,12 @@ const figure_registration masstree_fig11{figure{
                           1 / 1.17, 1 / 1.17, shape_rule::same_side_of(1),
                           "CoroBase measured 5-level nesting in an engine; Masstree's get nests 3 task levels",
                           "speedup_vs_coro")},
-    .model = {},
 }};
 
 const char* const vtune_figure = "Killer Nanoseconds Fig. 12 (VTune, CPU time per operation)";
 
-const figure_registration masstree_fig12{figure{
+const figure_registration masstree_fig12{masstree_ycsb, figure{
     .name = "fig12-masstree-time-per-op",
-    .experiment = "masstree-ycsb",
     .reproduces = "Killer Nanoseconds Fig. 12 (Masstree time per operation: unmodified vs 30 vs 200 coroutines)",
     .summary = "Masstree YCSB-B: time per operation at group 1 (unmodified), 30 and 200",
     .panels = {{.label = "zipf",
@@ -211,14 +208,12 @@ const figure_registration masstree_fig12{figure{
               paper_ratio(vtune_figure, "30 -> 200 coroutines: an additional 19%", {{"technique", "coro_nested"}, {"group", "200"}},
                           {{"technique", "coro_nested"}, {"group", "30"}}, "ns_per_op", statistic::minimum, 0.81, {},
                           "28 threads in the paper; with one thread 200 gets in flight exceed the core's line fill buffers")},
-    .model = {},
 }};
 
 // 10 M records instead of the figure's 20 M and two repetitions: loading the index and its
 // 2 M-operation passes fit the budget.
-const headline_registration masstree_headline{headline_entry{
+const headline_registration masstree_headline{masstree_fig11, headline_entry{
     .name = "masstree (YCSB-B)",
-    .figure = "fig11-masstree-groups",
     .panels = {{.label = "zipf",
                 .arguments = {"--size", "dram", "--dist", "zipf:0.99", "--group", "16,32", "--threads", "1",
                               "--repetitions", "2"},

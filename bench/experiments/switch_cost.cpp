@@ -219,9 +219,8 @@ paper_number slower_than_coro(std::string technique, std::string source, std::st
                      shape_rule::same_side_of(1), std::move(caveat));
 }
 
-const figure_registration switch_cost_figure{figure{
+const figure_registration switch_cost_figure{switch_cost, figure{
     .name = "switch-cost-groups",
-    .experiment = "switch-cost",
     .reproduces = "thesis Fig. 4.7 (compiler vs library coroutines); Killer Nanoseconds §2.3; CoroBase §5.10",
     .summary = "ns per suspend/resume against the group size, data in L1",
     .panels = {{.label = "", .arguments = {"--group", "1,4,16,64"}, .quick_arguments = {"--group", "1,16"}}},
@@ -239,12 +238,10 @@ const figure_registration switch_cost_figure{figure{
               paper_claim("CoroBase §5.10", "fully nested read: five frames of 112-216 bytes each", {{"technique", "coro"}},
                           statistic::maximum, 112, 216, shape_rule::within_factor(2),
                           "CoroBase's frames hold Masstree search state; ours a 64-step summing loop", "frame_bytes")},
-    .model = {},
 }};
 
-const headline_registration switch_cost_headline{headline_entry{
+const headline_registration switch_cost_headline{switch_cost_figure, headline_entry{
     .name = "coroutine machinery",
-    .figure = "switch-cost-groups",
     .panels = {{.label = "", .arguments = {"--group", "1,4,16"}, .quick_arguments = {"--group", "1,16"}}},
     .budget_seconds = 20,
     .summarize = report_facts({{.what = "coro suspend + resume", .where = {{"technique", "coro"}, {"group", "16"}}, .field = "ns_per_op", .unit = "ns"},
