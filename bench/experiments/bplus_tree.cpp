@@ -127,8 +127,7 @@ const figure_registration bplus_figure{bplus_tree_experiment, figure{
     .name = "corobase-bplus-nesting",
     .reproduces = "CoroBase (VLDB'21) Fig. 5 and §5.6: flattened vs fully nested coroutines, against naive and absl::btree_map",
     .summary = "B+-tree lookups and scans: naive vs flattened coro vs nested task vs fiber, absl peer; DRAM and cache",
-    .panels = {{.label = "DRAM", .arguments = {"--size", "dram", "--group", "4,8,16,32"}, .quick_arguments = quick_arguments("16MiB", "8")},
-               {.label = "1 MiB", .arguments = {"--size", "1MiB", "--group", "4,8,16"}, .quick_arguments = quick_arguments("1MiB", "8")}},
+    .panels = dram_and_cache_panels("4,8,16,32", "1MiB", "4,8,16", "8"),
     .axes = {.x = "group", .y = "mops", .series = {"panel", "operation", "node_bytes", "technique"}, .log_x = true, .log_y = true,
              .y_label = "million operations per second"},
     .paper = {nesting_cost("DRAM", 1.17, "flattened coroutines (CORO-MK) 17% faster than fully nested (CORO-FN-MK)",
@@ -149,8 +148,7 @@ const figure_registration bplus_figure{bplus_tree_experiment, figure{
 
 const headline_registration bplus_headline{bplus_figure, headline_entry{
     .name = "B+-tree",
-    .panels = {{.label = "DRAM", .arguments = {"--size", "dram", "--group", "8,16"}, .quick_arguments = quick_arguments("16MiB", "8")},
-               {.label = "1 MiB", .arguments = {"--size", "1MiB", "--group", "8"}, .quick_arguments = quick_arguments("1MiB", "8")}},
+    .panels = dram_and_cache_panels("8,16", "1MiB", "8", "8"),
     .budget_seconds = 55,
     .summarize = compare_with_naive_and_peers({.peers = {"absl-btree"}, .split_by = {"node_bytes", "operation"}}),
 }};

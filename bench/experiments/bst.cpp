@@ -81,8 +81,7 @@ const figure_registration bst_figure{bst, figure{
 
 const headline_registration bst_headline{bst_figure, headline_entry{
     .name = "binary search tree",
-    .panels = {{.label = "DRAM", .arguments = {"--size", "dram", "--group", "16,32"}, .quick_arguments = quick_arguments("16MiB", "16")},
-               {.label = "4 MiB", .arguments = {"--size", "4MiB", "--group", "8,16"}, .quick_arguments = quick_arguments("1MiB", "16")}},
+    .panels = dram_and_cache_panels("16,32", "4MiB", "8,16", "16"),
     .budget_seconds = 40,
     .summarize = compare_with_naive_and_peers({.baselines = {"naive", "naive-branchy"}, .peers = {"std-map", "absl-btree"}}),
 }};

@@ -177,12 +177,8 @@ const figure_registration bw_tree_fig13{bw_tree_ycsb, figure{
     .name = "fig13-bw-tree-groups",
     .reproduces = "Killer Nanoseconds Fig. 13a-b, Table 3 (Bw-tree, 95/5, group-size sweep, 1 and 2 threads)",
     .summary = "Bw-tree 95/5: throughput against the group size, coro, GP and AMAC vs naive",
-    .panels = {{.label = "uniform",
-                .arguments = panel_arguments("20000000", "uniform", "1,2,4,8,12,16,24", "1,2"),
-                .quick_arguments = quick_arguments("uniform", "4,12")},
-               {.label = "zipf",
-                .arguments = panel_arguments("20000000", "zipf:0.99", "4,8,12,16,24", "1,2"),
-                .quick_arguments = quick_arguments("zipf:0.99", "4,12")}},
+    .panels = {figure_panel("uniform", "uniform", "1,2,4,8,12,16,24", "1,2", "4,12"),
+               figure_panel("zipf", "zipf:0.99", "4,8,12,16,24", "1,2", "4,12")},
     .axes = {.x = "group", .y = "mops", .series = {"technique", "threads"}},
     .paper = {paper_claim("Killer Nanoseconds Table 3, Fig. 13 (MSVC, 25M records, uniform)", "AMAC beats naive by up to 1.7x",
                           {{"panel", "uniform"}, {"technique", "amac"}}, statistic::maximum, 1.7, 1.7,
@@ -204,10 +200,7 @@ const figure_registration bw_tree_fig13{bw_tree_ycsb, figure{
 // tree and its 2 M-operation passes fit the budget.
 const headline_registration bw_tree_headline{bw_tree_fig13, headline_entry{
     .name = "bw-tree (95/5)",
-    .panels = {{.label = "uniform",
-                .arguments = {"--size", "dram", "--dist", "uniform", "--group", "16", "--threads", "1",
-                              "--repetitions", "2"},
-                .quick_arguments = quick_arguments("uniform", "8")}},
+    .panels = {headline_panel("uniform", "uniform", "16", "8")},
     .budget_seconds = 50,
     .summarize = compare_with_naive_and_peers("naive", {}),
 }};

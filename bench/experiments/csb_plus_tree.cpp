@@ -141,8 +141,7 @@ const figure_registration csb_figure{csb_plus_tree_experiment, figure{
 
 const headline_registration csb_headline{csb_figure, headline_entry{
     .name = "CSB+-tree",
-    .panels = {{.label = "DRAM", .arguments = {"--size", "dram", "--group", "8,16"}, .quick_arguments = quick_arguments("16MiB", "8")},
-               {.label = "4 MiB", .arguments = {"--size", "4MiB", "--group", "8,16"}, .quick_arguments = quick_arguments("1MiB", "8")}},
+    .panels = dram_and_cache_panels("8,16", "4MiB", "8,16", "8"),
     .budget_seconds = 60,
     .summarize = compare_with_naive_and_peers({.peers = {"absl-btree"}, .split_by = {"structure", "node_bytes"}}),
 }};

@@ -136,8 +136,7 @@ const figure_registration skip_list_figure{skip_list_experiment, figure{
 
 const headline_registration skip_list_headline{skip_list_figure, headline_entry{
     .name = "skip list",
-    .panels = {{.label = "DRAM", .arguments = {"--size", "dram", "--group", "16,32"}, .quick_arguments = quick_arguments("16MiB", "16")},
-               {.label = "4 MiB", .arguments = {"--size", "4MiB", "--group", "8,16"}, .quick_arguments = quick_arguments("1MiB", "16")}},
+    .panels = dram_and_cache_panels("16,32", "4MiB", "8,16", "16"),
     .budget_seconds = 40,
     .summarize = compare_with_naive_and_peers({.peers = {"std-map", "absl-btree"}, .split_by = {"operation"}}),
 }};
