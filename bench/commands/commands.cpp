@@ -1,5 +1,7 @@
 #include "commands.hpp"
 
+#include <algorithm>
+
 namespace braid::bench {
 
 const std::vector<command>& commands() {
@@ -16,6 +18,11 @@ const std::vector<command>& commands() {
        "writes YCSB workload files (fill + run); `braid-bench workload --help`", workload_command},
   };
   return all;
+}
+
+bool asks_for_help(const std::vector<std::string>& arguments) {
+  return std::any_of(arguments.begin(), arguments.end(),
+                     [](const std::string& argument) { return argument == "--help" || argument == "-h"; });
 }
 
 }  // namespace braid::bench

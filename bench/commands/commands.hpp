@@ -28,4 +28,7 @@ struct command {
 // Every command, by name.
 const std::vector<command>& commands();
 
+// Whether any of the arguments is --help or -h.
+bool asks_for_help(const std::vector<std::string>& arguments);
+
 }  // namespace braid::bench

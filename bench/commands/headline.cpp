@@ -89,11 +89,9 @@ void write_table_files(const std::filesystem::path& directory, const std::string
 }  // namespace
 
 int headline_command(const std::vector<std::string>& arguments) {
-  for (const std::string& argument : arguments) {
-    if (argument == "--help" || argument == "-h") {
-      std::cout << headline_help;
-      return 0;
-    }
+  if (asks_for_help(arguments)) {
+    std::cout << headline_help;
+    return 0;
   }
   const headline_options given = parse_headline_options(arguments);
   const std::filesystem::path directory(given.out_dir);

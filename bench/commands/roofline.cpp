@@ -177,11 +177,9 @@ Same as `braid-bench run roofline-mlp` (the figure preset, with the papers' numb
 }  // namespace
 
 int roofline_command(const std::vector<std::string>& arguments) {
-  for (const std::string& argument : arguments) {
-    if (argument == "--help" || argument == "-h") {
-      std::cout << roofline_help;
-      return 0;
-    }
+  if (asks_for_help(arguments)) {
+    std::cout << roofline_help;
+    return 0;
   }
   return run_named("roofline-mlp", arguments);
 }

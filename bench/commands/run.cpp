@@ -104,17 +104,15 @@ int run_command(const std::vector<std::string>& arguments) {
     return 0;
   }
   const std::vector<std::string> rest(arguments.begin() + 1, arguments.end());
-  for (const std::string& argument : rest) {
-    if (argument == "--help" || argument == "-h") {
-      if (const figure* preset = find_figure(arguments[0])) {
-        print_figure_help(*preset);
-      } else if (const experiment* definition = find_experiment(arguments[0])) {
-        print_experiment_help(*definition);
-      } else {
-        throw usage_error("unknown experiment or figure '" + arguments[0] + "' (braid-bench list shows them)");
-      }
-      return 0;
+  if (asks_for_help(rest)) {
+    if (const figure* preset = find_figure(arguments[0])) {
+      print_figure_help(*preset);
+    } else if (const experiment* definition = find_experiment(arguments[0])) {
+      print_experiment_help(*definition);
+    } else {
+      throw usage_error("unknown experiment or figure '" + arguments[0] + "' (braid-bench list shows them)");
     }
+    return 0;
   }
   return run_named(arguments[0], rest);
 }
