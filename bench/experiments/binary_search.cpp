@@ -9,8 +9,8 @@
 // Techniques: the two plain searches (naive-branchless, the branch-free lower bound every
 // interleaved technique runs, and naive-branchy, with an early exit; speedups are against
 // the faster of the two, named in `naive_reference`), gp, amac, coro, fiber at each group,
-// and two peers: std::lower_bound, and the Eytzinger layout with prefetching (a second copy
-// of the keys in breadth-first order; an interleaving figure that loses to it shows here).
+// and two peers: std::lower_bound, and eytzinger_array's find, prefetching (a second copy of
+// the keys in breadth-first order; an interleaving figure that loses to it shows here).
 // Rows carry `dram_lines_per_op`: the lines of a search below the levels the last-level
 // cache holds, log2(lines of the array / lines of the LLC), the estimate behind
 // `roofline_fraction`.
@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "binary_search_eytzinger.hpp"
+#include "braid/index/eytzinger_array.hpp"
 #include "braid/index/sorted_array.hpp"
 #include "figures.hpp"
 #include "headline.hpp"
@@ -111,15 +111,16 @@ void measure_key_type(run_context& context, std::size_t size, const std::vector<
   if constexpr (std::is_same_v<Key, std::int32_t>) {
     if (2 * count > static_cast<std::size_t>(INT32_MAX)) throw usage_error("--size: too large for int32 keys 2i");
   }
+  // The Eytzinger peer holds a second copy of the keys, and a sorted one while it is built.
   const bool eytzinger = context.selected("eytzinger-prefetch");
-  context.require_memory(size * (eytzinger ? 2 : 1) + lookups * (sizeof(Key) + 16), "binary-search at this size");
+  context.require_memory(size * (eytzinger ? 3 : 1) + lookups * (sizeof(Key) + 16), "binary-search at this size");
   const page_size pages = context.pages_or(page_size::huge_2m);
   const std::string structure = key_name<Key>();
   context.progress("building " + structure + " of " + std::to_string(count) + " keys");
   const auto array = sorted_array<Key>::from_sorted(
       count, [](std::size_t i) { return key_of<Key>(2 * i); }, pages);
   context.note(structure + " pages", array.describe_pages());
-  std::optional<eytzinger_layout<Key>> layout;
+  std::optional<eytzinger_array<Key>> layout;
   if (eytzinger) layout.emplace(array.keys(), pages);
 
   const key_distribution distribution = context.distribution_or({});
