@@ -104,26 +104,15 @@ TEST(MasstreeConcurrent, WritersAndInterleavedReadersStayLinearizable) {
   auto reader = [&](int id) {
     start.arrive_and_wait();
     std::mt19937_64 choose(static_cast<std::uint64_t>(id) + 100);
-    std::unordered_map<std::string_view, std::uint64_t> last_step;  // per key, the newest step seen
     std::vector<std::string_view> keys(64);
     std::vector<std::optional<std::uint64_t>> results(64);
-    auto check = [&](std::string_view key, const std::optional<std::uint64_t>& value) {
-      if (!value) return;
-      if (static_cast<std::uint32_t>(*value) != key_check(key)) {
-        failures.add("a get returned a value that was never written for its key");
-        return;
-      }
-      std::uint64_t& newest = last_step[key];
-      if ((*value >> 32) < newest) failures.add("a key's value went back to an older write");
-      newest = std::max(newest, *value >> 32);
-      reads_checked.fetch_add(1, std::memory_order_relaxed);
-    };
+    written_value_check<std::string_view> check(failures, reads_checked);
     for (int round = 0; writers_done.load() < writers || round < 20; ++round) {
       const auto how = std::array{technique::naive, technique::coro_nested, technique::coro, technique::adaptive}[choose() % 4];
       const std::size_t count = 1 + choose() % keys.size();
       for (std::size_t index = 0; index < count; ++index) keys[index] = universe[choose() % universe.size()];
       tree.multi_find(std::span(keys.data(), count), std::span(results.data(), count), how, 1 + choose() % 32);
-      for (std::size_t index = 0; index < count; ++index) check(keys[index], results[index]);
+      for (std::size_t index = 0; index < count; ++index) check(keys[index], key_check(keys[index]), results[index]);
       if (choose() % 16 == 0) {
         std::string previous;
         bool first = true;
@@ -138,12 +127,7 @@ TEST(MasstreeConcurrent, WritersAndInterleavedReadersStayLinearizable) {
     }
   };
 
-  std::vector<std::thread> threads;
-  for (int id = 0; id < writers; ++id) threads.emplace_back(writer, id);
-  for (int id = 0; id < readers; ++id) threads.emplace_back(reader, id);
-  for (auto& thread : threads) thread.join();
-
-  for (const auto& message : failures.messages) ADD_FAILURE() << message;
+  run_writers_and_readers(writers, readers, writer, reader, failures);
   EXPECT_GT(reads_checked.load(), 0u);
   std::map<std::string, std::uint64_t> expected;
   for (const auto& model : replay) expected.insert(model.begin(), model.end());
