@@ -1,6 +1,6 @@
 // Test support for the ordered indexes (binary search tree, skip list, CSB+-tree, B+-tree):
-// the differential check of multi_find against std::map for every technique and group size,
-// and the key mixes the tests draw (hits, misses, repeats), all deterministic for a seed.
+// the differential checks of multi_find and multi_scan against std::map for every technique
+// and group size, and the key mixes the tests draw (hits, misses, repeats), all deterministic for a seed.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -118,12 +118,38 @@ void expect_multi_find_agrees(const Index& index, const oracle_map& oracle, std:
   }
 }
 
+using entries = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
+
 // The entries std::map visits from lower_bound(start), at most `limit` of them.
-inline std::vector<std::pair<std::uint64_t, std::uint64_t>> expected_scan(const oracle_map& oracle,
-                                                                         std::uint64_t start, std::size_t limit) {
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> entries;
-  for (auto it = oracle.lower_bound(start); it != oracle.end() && entries.size() < limit; ++it) entries.push_back(*it);
-  return entries;
+inline entries expected_scan(const oracle_map& oracle, std::uint64_t start, std::size_t limit) {
+  entries visited;
+  for (auto it = oracle.lower_bound(start); it != oracle.end() && visited.size() < limit; ++it) visited.push_back(*it);
+  return visited;
+}
+
+// Runs `requests` with every technique of `techniques` and every group size; checks each
+// request's entries and its count of visited entries.
+template <class Index, class Techniques>
+void expect_multi_scan_agrees(const Index& index, const oracle_map& oracle,
+                              const std::vector<typename Index::scan_request>& requests, const Techniques& techniques,
+                              const std::string& where, const std::vector<std::size_t>& groups = ordered_group_sizes) {
+  std::vector<entries> expected(requests.size());
+  for (std::size_t i = 0; i < requests.size(); ++i) expected[i] = expected_scan(oracle, requests[i].start, requests[i].limit);
+  for (technique how : techniques) {
+    for (std::size_t group : groups) {
+      std::vector<entries> got(requests.size());
+      std::vector<std::size_t> visited(requests.size(), 999);
+      index.multi_scan(std::span<const typename Index::scan_request>(requests), std::span(visited), how, group,
+                       [&](std::size_t request, std::uint64_t key, std::uint64_t value) {
+                         got.at(request).emplace_back(key, value);
+                       });
+      for (std::size_t i = 0; i < requests.size(); ++i) {
+        ASSERT_EQ(got[i], expected[i]) << where << ": " << to_string(how) << " group " << group << " request " << i
+                                       << " start " << requests[i].start << " limit " << requests[i].limit;
+        ASSERT_EQ(visited[i], expected[i].size()) << where << ": " << to_string(how) << " group " << group;
+      }
+    }
+  }
 }
 
 }  // namespace braid::testing
