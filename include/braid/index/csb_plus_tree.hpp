@@ -163,7 +163,7 @@ class csb_plus_tree : public detail::multi_find_member<csb_plus_tree<Key, Value,
 
   template <prefetch_hint Hint = default_prefetch_hint>
   [[nodiscard]] std::optional<Value> find_on_fiber(fiber_context& context, const Key& key) const {
-    return descend(key, whole_node_fiber_load<Hint>{context});
+    return descend(key, detail::fiber_load<Hint>{&context});
   }
 
   // Group prefetching: every lookup descends the same number of levels, so a group moves in
@@ -286,15 +286,6 @@ class csb_plus_tree : public detail::multi_find_member<csb_plus_tree<Key, Value,
 
  private:
   using raw_node = typename levels_type::raw_node;
-
-  template <prefetch_hint Hint>
-  struct whole_node_fiber_load {
-    fiber_context& context;
-    template <class Node>
-    Node& operator()(Node* node) const {
-      return fiber_fetch_lines<Hint>(context, node);
-    }
-  };
 
   [[nodiscard]] const raw_node* node_at(node_index index) const noexcept { return nodes_ + index; }
   [[nodiscard]] const inner_node* inner_at(node_index index) const noexcept {
