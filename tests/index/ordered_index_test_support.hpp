@@ -11,6 +11,7 @@
 #include <optional>
 #include <random>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,18 @@ inline std::string seed_label(std::uint64_t seed) { return "seed " + std::to_str
 
 // A value derived from the key, so a wrong pairing of key and value is visible.
 inline std::uint64_t value_for(std::uint64_t key) { return key * 0x9E3779B97F4A7C15ull + 7; }
+
+// Values for building from `keys` in insertion order: value_for(key) + position, so that a
+// repeated key's values differ; `oracle` records each key with its first value, which the
+// build must keep.
+inline std::vector<std::uint64_t> insertion_values(const std::vector<std::uint64_t>& keys, oracle_map& oracle) {
+  std::vector<std::uint64_t> values(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    values[i] = value_for(keys[i]) + i;
+    oracle.emplace(keys[i], values[i]);
+  }
+  return values;
+}
 
 // `count` keys drawn from [0, key_range): repeats are likely when the range is small.
 inline std::vector<std::uint64_t> random_keys(std::size_t count, std::uint64_t key_range, std::mt19937_64& random) {
@@ -125,6 +138,22 @@ inline entries expected_scan(const oracle_map& oracle, std::uint64_t start, std:
   entries visited;
   for (auto it = oracle.lower_bound(start); it != oracle.end() && visited.size() < limit; ++it) visited.push_back(*it);
   return visited;
+}
+
+// Building from keys {1, 2, 3} and two values throws std::invalid_argument, and so does
+// multi_find of `index` (built from those keys) with a short output or group 0, under every
+// technique of `techniques`.
+template <class Index, class Techniques>
+void expect_bad_arguments_rejected(const Index& index, const Techniques& techniques) {
+  const std::vector<std::uint64_t> keys = {1, 2, 3};
+  const std::vector<std::uint64_t> too_few_values = {1, 2};
+  EXPECT_THROW(Index(keys, too_few_values), std::invalid_argument);
+  std::vector<std::optional<std::uint64_t>> short_output(2);
+  std::vector<std::optional<std::uint64_t>> output(3);
+  for (technique how : techniques) {
+    EXPECT_THROW(index.multi_find(keys, std::span(short_output), how, 4), std::invalid_argument) << to_string(how);
+    EXPECT_THROW(index.multi_find(keys, std::span(output), how, 0), std::invalid_argument) << to_string(how);
+  }
 }
 
 // Runs `requests` with every technique of `techniques` and every group size; checks each
