@@ -1,7 +1,7 @@
 // What the concurrent index tests share: a failure log that threads append to (gtest's
 // assertions are reported from the main thread afterwards), a start line that every thread
 // reaches before any begins, so that readers overlap the writers, the check of the values
-// readers see, and the run of the writer and reader threads.
+// readers see, and the state and run of the writer and reader threads.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -69,15 +69,34 @@ class written_value_check {
   std::unordered_map<Key, std::uint64_t> newest_step_;  // per key, the newest step seen
 };
 
-// Runs writer(0 .. writers - 1) and reader(0 .. readers - 1) on threads of their own, joins
-// them, and reports what they logged.
-template <class Writer, class Reader>
-void run_writers_and_readers(int writers, int readers, Writer& writer, Reader& reader, failure_log& failures) {
-  std::vector<std::thread> threads;
-  for (int id = 0; id < writers; ++id) threads.emplace_back(writer, id);
-  for (int id = 0; id < readers; ++id) threads.emplace_back(reader, id);
-  for (auto& thread : threads) thread.join();
-  for (const auto& message : failures.messages) ADD_FAILURE() << message;
-}
+// What the writer and reader threads of one test share: the start line (readers overlap the
+// writers), the failure log, and the counts of writers done and of reads checked.
+class writer_reader_threads {
+ public:
+  writer_reader_threads(int writers, int readers) noexcept : start(writers + readers), writers_(writers), readers_(readers) {}
+
+  start_line start;
+  failure_log failures;
+  std::atomic<int> writers_done{0};
+  std::atomic<std::uint64_t> reads_checked{0};
+
+  // Whether some writer is still writing.
+  [[nodiscard]] bool writing() const noexcept { return writers_done.load() < writers_; }
+
+  // Runs writer(0 .. writers - 1) and reader(0 .. readers - 1) on threads of their own, joins
+  // them, and reports what they logged.
+  template <class Writer, class Reader>
+  void run_threads(Writer& writer, Reader& reader) {
+    std::vector<std::thread> threads;
+    for (int id = 0; id < writers_; ++id) threads.emplace_back(writer, id);
+    for (int id = 0; id < readers_; ++id) threads.emplace_back(reader, id);
+    for (auto& thread : threads) thread.join();
+    for (const auto& message : failures.messages) ADD_FAILURE() << message;
+  }
+
+ private:
+  int writers_;
+  int readers_;
+};
 
 }  // namespace braid::testing

@@ -53,13 +53,10 @@ TEST(MasstreeConcurrent, WritersAndInterleavedReadersStayLinearizable) {
     for (const auto& [key, unused] : distinct) universe.push_back(key);
   }
   std::vector<std::map<std::string, std::uint64_t>> replay(writers);
-  std::atomic<int> writers_done{0};
-  start_line start(writers + readers);  // readers must overlap the writers
-  std::atomic<std::uint64_t> reads_checked{0};
-  failure_log failures;
+  writer_reader_threads shared(writers, readers);
 
   auto writer = [&](int id) {
-    start.arrive_and_wait();
+    shared.start.arrive_and_wait();
     std::mt19937_64 choose(static_cast<std::uint64_t>(id) + 1);
     std::vector<std::size_t> mine;
     for (std::size_t index = 0; index < universe.size(); ++index) {
@@ -80,7 +77,7 @@ TEST(MasstreeConcurrent, WritersAndInterleavedReadersStayLinearizable) {
           return tree.put_flat<interleaved>(key, values[key]);
         });
         for (std::size_t index = 0; index < burst.size(); ++index) {
-          if (previous[index] != expected_value(model, burst[index])) failures.add("an interleaved put returned a wrong previous value");
+          if (previous[index] != expected_value(model, burst[index])) shared.failures.add("an interleaved put returned a wrong previous value");
         }
         for (const auto& [key, value] : values) model[key] = value;
         continue;
@@ -90,24 +87,24 @@ TEST(MasstreeConcurrent, WritersAndInterleavedReadersStayLinearizable) {
       if (choose() % 4 == 0) {
         const auto removed = tree.remove(key);
         const auto expected = expected_value(model, key);
-        if (removed != expected) failures.add("remove returned a wrong previous value for a writer's own key");
+        if (removed != expected) shared.failures.add("remove returned a wrong previous value for a writer's own key");
         model.erase(key);
       } else {
         const auto previous = tree.put(key, encode(key, step));
-        if (previous != expected_value(model, key)) failures.add("put returned a wrong previous value");
+        if (previous != expected_value(model, key)) shared.failures.add("put returned a wrong previous value");
         model[key] = encode(key, step);
       }
     }
-    writers_done.fetch_add(1);
+    shared.writers_done.fetch_add(1);
   };
 
   auto reader = [&](int id) {
-    start.arrive_and_wait();
+    shared.start.arrive_and_wait();
     std::mt19937_64 choose(static_cast<std::uint64_t>(id) + 100);
     std::vector<std::string_view> keys(64);
     std::vector<std::optional<std::uint64_t>> results(64);
-    written_value_check<std::string_view> check(failures, reads_checked);
-    for (int round = 0; writers_done.load() < writers || round < 20; ++round) {
+    written_value_check<std::string_view> check(shared.failures, shared.reads_checked);
+    for (int round = 0; shared.writing() || round < 20; ++round) {
       const auto how = std::array{technique::naive, technique::coro_nested, technique::coro, technique::adaptive}[choose() % 4];
       const std::size_t count = 1 + choose() % keys.size();
       for (std::size_t index = 0; index < count; ++index) keys[index] = universe[choose() % universe.size()];
@@ -117,8 +114,8 @@ TEST(MasstreeConcurrent, WritersAndInterleavedReadersStayLinearizable) {
         std::string previous;
         bool first = true;
         tree.scan(universe[choose() % universe.size()], [&](std::string_view key, std::uint64_t value) {
-          if (!first && !(previous < key)) failures.add("scan out of order");
-          if (static_cast<std::uint32_t>(value) != key_check(key)) failures.add("scan returned a foreign value");
+          if (!first && !(previous < key)) shared.failures.add("scan out of order");
+          if (static_cast<std::uint32_t>(value) != key_check(key)) shared.failures.add("scan returned a foreign value");
           previous.assign(key);
           first = false;
           return previous.size() < 1'000;  // always true: keep going to the end
@@ -127,8 +124,8 @@ TEST(MasstreeConcurrent, WritersAndInterleavedReadersStayLinearizable) {
     }
   };
 
-  run_writers_and_readers(writers, readers, writer, reader, failures);
-  EXPECT_GT(reads_checked.load(), 0u);
+  shared.run_threads(writer, reader);
+  EXPECT_GT(shared.reads_checked.load(), 0u);
   std::map<std::string, std::uint64_t> expected;
   for (const auto& model : replay) expected.insert(model.begin(), model.end());
   const auto contents = tree.scan("", 1'000'000);
