@@ -7,48 +7,18 @@
 #include <ostream>
 
 #include "braid/core/thread_runner.hpp"
+#include "registry.hpp"
 #include "workload_files.hpp"
 
 namespace braid::bench {
 
-namespace {
-
-std::vector<experiment>& registry() {
-  static std::vector<experiment> all;
-  return all;
+registration::registration(experiment definition) : name(definition.name) {
+  register_sorted(std::move(definition));
 }
 
-}  // namespace
+const std::vector<experiment>& experiments() { return registered<experiment>(); }
 
-registration::registration(experiment definition) {
-  registry().push_back(std::move(definition));
-  std::sort(registry().begin(), registry().end(),
-            [](const experiment& a, const experiment& b) { return a.name < b.name; });
-}
-
-const std::vector<experiment>& experiments() { return registry(); }
-
-namespace {
-std::vector<command>& command_registry() {
-  static std::vector<command> all;
-  return all;
-}
-}  // namespace
-
-command_registration::command_registration(command definition) {
-  command_registry().push_back(std::move(definition));
-  std::sort(command_registry().begin(), command_registry().end(),
-            [](const command& a, const command& b) { return a.name < b.name; });
-}
-
-const std::vector<command>& commands() { return command_registry(); }
-
-const experiment* find_experiment(const std::string& name) {
-  for (const experiment& candidate : registry()) {
-    if (candidate.name == name) return &candidate;
-  }
-  return nullptr;
-}
+const experiment* find_experiment(const std::string& name) { return find_registered<experiment>(name); }
 
 void check_options(const experiment& definition, const options& given) {
   auto refuse = [&](bool present, unsigned flag, const char* option) {

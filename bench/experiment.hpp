@@ -42,9 +42,11 @@ struct experiment {
   std::function<void(run_context&)> run;
 };
 
-// Registers an experiment at static-initialization time.
+// Registers an experiment at static-initialization time; its figure presets name it by this
+// registration (figure_registration).
 struct registration {
   explicit registration(experiment definition);
+  std::string name;
 };
 
 const std::vector<experiment>& experiments();
@@ -127,22 +129,5 @@ void check_options(const experiment& definition, const options& given);
 
 // "1m05s", "42s": for progress lines and time budgets.
 std::string format_duration(double seconds);
-
-// Top-level commands of braid-bench (`list`, `run`, ...). Each lives in its own file under
-// commands/ and registers itself, like experiments do.
-struct command {
-  std::string name;     // "run"
-  std::string usage;    // "run EXPERIMENT [options]"
-  std::string summary;  // one line for `braid-bench --help`
-  // Receives the arguments after the command name; returns the exit status. Throws
-  // usage_error for bad input (exit 2).
-  std::function<int(const std::vector<std::string>&)> run;
-};
-
-struct command_registration {
-  explicit command_registration(command definition);
-};
-
-const std::vector<command>& commands();
 
 }  // namespace braid::bench

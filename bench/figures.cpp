@@ -7,16 +7,10 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "experiment.hpp"
+#include "registry.hpp"
+
 namespace braid::bench {
-
-namespace {
-
-std::vector<figure>& registry() {
-  static std::vector<figure> all;
-  return all;
-}
-
-}  // namespace
 
 std::optional<extent> statistic_of(const std::vector<result_row>& rows, const row_filter& where, const std::string& field,
                                    statistic computed, const std::string& best_by) {
@@ -63,6 +57,14 @@ paper_number paper_claim(std::string source, std::string claim, row_filter where
           .paper_high = high,
           .shape = shape,
           .caveat = std::move(caveat)};
+}
+
+paper_number paper_ratio(std::string source, std::string claim, row_filter where, row_filter relative_to,
+                         std::string field, statistic computed, double paper, shape_rule shape, std::string caveat) {
+  paper_number number = paper_claim(std::move(source), std::move(claim), std::move(where), computed, paper, paper, shape,
+                                    std::move(caveat), std::move(field));
+  number.relative_to = std::move(relative_to);
+  return number;
 }
 
 bool matches(const result_row& row, const row_filter& filter) {
@@ -151,19 +153,19 @@ comparison compare(const paper_number& number, const std::vector<result_row>& ro
   return result;
 }
 
-figure_registration::figure_registration(figure definition) {
+figure_registration::figure_registration(figure definition) : name(definition.name) {
   if (definition.panels.empty()) throw std::logic_error("figure '" + definition.name + "' has no panel");
-  registry().push_back(std::move(definition));
-  std::sort(registry().begin(), registry().end(), [](const figure& a, const figure& b) { return a.name < b.name; });
+  register_sorted(std::move(definition));
 }
 
-const std::vector<figure>& figures() { return registry(); }
+figure_registration::figure_registration(const registration& of, figure definition)
+    : figure_registration([&] {
+        definition.experiment = of.name;
+        return std::move(definition);
+      }()) {}
 
-const figure* find_figure(const std::string& name) {
-  for (const figure& candidate : registry()) {
-    if (candidate.name == name) return &candidate;
-  }
-  return nullptr;
-}
+const std::vector<figure>& figures() { return registered<figure>(); }
+
+const figure* find_figure(const std::string& name) { return find_registered<figure>(name); }
 
 }  // namespace braid::bench

@@ -6,9 +6,8 @@
 // counterpart from this run's rows) and, where the analytical model of the thesis applies,
 // which techniques to predict. An experiment registers its figures in its own file:
 //
-//   const figure_registration fig6{figure{
+//   const figure_registration fig6{binary_search, figure{   // binary_search: its registration
 //       .name = "fig6-binary-search-groups",
-//       .experiment = "binary-search",
 //       .reproduces = "Killer Nanoseconds Fig. 6 (binary search, group-size sweep)",
 //       .panels = {{.label = "0.5 MiB uniform",
 //                   .arguments = {"--size", "512KiB", "--group", "1,2,4,8,12,16,20,30", "--dist", "uniform"},
@@ -99,6 +98,10 @@ struct paper_number {
 // paper's value (or range) low..high: the common case, without a ratio or the model's rows.
 paper_number paper_claim(std::string source, std::string claim, row_filter where, statistic computed, double low,
                          double high, shape_rule shape, std::string caveat, std::string field = "speedup_vs_naive");
+// A paper number that is a ratio of ours: `computed` of `field` over the rows matching `where`,
+// divided by the same over the rows matching `relative_to`, against the paper's single value.
+paper_number paper_ratio(std::string source, std::string claim, row_filter where, row_filter relative_to,
+                         std::string field, statistic computed, double paper, shape_rule shape, std::string caveat);
 
 // The statistic of `field` over the rows matching `where` (at_best: `field` of the matching row
 // with the largest `best_by`); nullopt when no matching row has the fields. A range's ends are
@@ -142,9 +145,14 @@ struct figure {
   model_request model;
 };
 
-// Registers a figure preset at static-initialization time.
+struct registration;
+
+// Registers a figure preset at static-initialization time: of the experiment registered by
+// `of` (which sets `experiment`), or of the one `experiment` names.
 struct figure_registration {
+  figure_registration(const registration& of, figure definition);
   explicit figure_registration(figure definition);
+  std::string name;
 };
 
 const std::vector<figure>& figures();

@@ -6,15 +6,11 @@
 #include <tuple>
 
 #include "options.hpp"
+#include "registry.hpp"
 
 namespace braid::bench {
 
 namespace {
-
-std::vector<headline_entry>& registry() {
-  static std::vector<headline_entry> all;
-  return all;
-}
 
 std::string text_of(const result_row& row, const std::string& field) {
   const field_value* value = row.find(field);
@@ -33,13 +29,18 @@ const result_row* faster(const result_row* a, const result_row* b) {
 }  // namespace
 
 headline_registration::headline_registration(headline_entry entry) {
-  registry().push_back(std::move(entry));
-  std::sort(registry().begin(), registry().end(), [](const headline_entry& a, const headline_entry& b) {
+  register_sorted(std::move(entry), [](const headline_entry& a, const headline_entry& b) {
     return a.order != b.order ? a.order < b.order : a.name < b.name;
   });
 }
 
-const std::vector<headline_entry>& headline_entries() { return registry(); }
+headline_registration::headline_registration(const figure_registration& of, headline_entry entry)
+    : headline_registration([&] {
+        entry.figure = of.name;
+        return std::move(entry);
+      }()) {}
+
+const std::vector<headline_entry>& headline_entries() { return registered<headline_entry>(); }
 
 const std::vector<std::string>& structure_columns() {
   static const std::vector<std::string> columns = {

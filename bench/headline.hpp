@@ -4,9 +4,8 @@
 // one of its figures (DRAM-resident and cache-resident panels, a few group sizes) and how its
 // rows become lines of the headline tables. For an index that is a few lines:
 //
-//   const headline_registration hash_headline{headline_entry{
+//   const headline_registration hash_headline{hash_figure, headline_entry{   // its figure's registration
 //       .name = "chained hash table",
-//       .figure = "fig1-2-hash-groups",
 //       .panels = {{.label = "10M keys uniform",   // labels as in the figure, so its paper numbers apply
 //                   .arguments = {"--size", "1GiB", "--group", "8,16,32"},
 //                   .quick_arguments = {"--size", "4MiB", "--group", "8", "--keys", "2000"}},
@@ -47,7 +46,10 @@ struct headline_entry {
   int order = 100;              // position in the headline; the roofline goes first (0)
 };
 
+// Registers an entry at static-initialization time: of the figure preset registered by `of`
+// (which sets `figure`), or of the one `figure` names.
 struct headline_registration {
+  headline_registration(const figure_registration& of, headline_entry entry);
   explicit headline_registration(headline_entry entry);
 };
 

@@ -1,5 +1,6 @@
 // braid-bench: what interleaving buys on this machine, next to what the papers reported.
-// Commands live in commands/, experiments in experiments/; both register themselves.
+// Commands live in commands/ (listed in commands.cpp), experiments in experiments/ (each
+// registers itself).
 //
 // Exit status: 0 on success, 2 on a usage error (one line on stderr naming the problem),
 // 1 when a run fails (for example techniques disagreeing on their results).
@@ -7,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "commands/commands.hpp"
 #include "experiment.hpp"
 
 namespace braid::bench {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "commands.hpp"
 #include "experiment.hpp"
 #include "figure_run.hpp"
 #include "headline.hpp"
@@ -85,12 +86,12 @@ void write_table_files(const std::filesystem::path& directory, const std::string
   if (!csv || !json) throw std::runtime_error("could not write " + (directory / name).string() + ".csv/.jsonl");
 }
 
-int run_headline(const std::vector<std::string>& arguments) {
-  for (const std::string& argument : arguments) {
-    if (argument == "--help" || argument == "-h") {
-      std::cout << headline_help;
-      return 0;
-    }
+}  // namespace
+
+int headline_command(const std::vector<std::string>& arguments) {
+  if (asks_for_help(arguments)) {
+    std::cout << headline_help;
+    return 0;
   }
   const headline_options given = parse_headline_options(arguments);
   const std::filesystem::path directory(given.out_dir);
@@ -221,12 +222,4 @@ int run_headline(const std::vector<std::string>& arguments) {
   return contents.failures.empty() ? 0 : 1;
 }
 
-const command_registration headline{command{
-    .name = "headline",
-    .usage = "headline [--quick] [--full-size] [--out DIR]",
-    .summary = "the main job: headline table, report and plots in results/ (what `make bench` runs)",
-    .run = run_headline,
-}};
-
-}  // namespace
 }  // namespace braid::bench

@@ -1,13 +1,13 @@
 // braid-bench list: every experiment and figure preset, with the paper figure it reproduces.
 #include <iostream>
 
+#include "commands.hpp"
 #include "experiment.hpp"
 #include "figures.hpp"
 
 namespace braid::bench {
-namespace {
 
-int list_experiments(const std::vector<std::string>& arguments) {
+int list_command(const std::vector<std::string>& arguments) {
   if (!arguments.empty() && (arguments[0] == "--help" || arguments[0] == "-h")) {
     std::cout << "usage: braid-bench list [--names]\n\nPrints every experiment and every figure preset (an experiment with the\n"
                  "options that reproduce a paper's figure), one a line, with the figure it reproduces.\n"
@@ -35,12 +35,4 @@ int list_experiments(const std::vector<std::string>& arguments) {
   return 0;
 }
 
-const command_registration list{command{
-    .name = "list",
-    .usage = "list [--names]",
-    .summary = "experiments and figure presets, one a line, with the figure they reproduce",
-    .run = list_experiments,
-}};
-
-}  // namespace
 }  // namespace braid::bench

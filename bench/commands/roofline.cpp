@@ -12,6 +12,7 @@
 
 #include "braid/core/memory_probe.hpp"
 #include "callgrind.hpp"
+#include "commands.hpp"
 #include "experiment.hpp"
 #include "figure_run.hpp"
 #include "headline.hpp"
@@ -111,9 +112,8 @@ const registration roofline_experiment{experiment{
     .run = run_roofline,
 }};
 
-const figure_registration roofline_figure{figure{
+const figure_registration roofline_figure{roofline_experiment, figure{
     .name = "roofline-mlp",
-    .experiment = "roofline",
     .reproduces = "this machine's latency and memory-level parallelism (thesis Table 2.1; Killer Nanoseconds §3.1.1)",
     .summary = "fetch rate and per-chain latency against the number of independent chases",
     .panels = {{.label = "", .arguments = {}, .quick_arguments = {}}},
@@ -124,30 +124,17 @@ const figure_registration roofline_figure{figure{
              .x_label = "independent pointer chases in flight (k)",
              .y_label = "cache lines fetched per ns",
              .y2_label = "ns per load of one chase"},
-    .paper = {{.source = "thesis Table 2.1 (Intel MLC, Xeon Platinum 8280L)",
-               .claim = "DRAM read latency 73 ns",
-               .where = {{"chains", "1"}},
-               .field = "ns_per_load",
-               .computed = statistic::maximum,
-               .paper_low = 73,
-               .paper_high = 73,
-               .shape = shape_rule::within_factor(2),
-               .caveat = "a server Xeon measured with Intel MLC; ours is one pointer chase on this machine"},
-              {.source = "Killer Nanoseconds §3.1.1; thesis §2.1.2",
-               .claim = "10 line-fill buffers per core (Broadwell, Haswell, Cascade Lake): at most 10 misses in flight",
-               .where = {},
-               .field = "lines_in_flight",
-               .computed = statistic::maximum,
-               .paper_low = 10,
-               .paper_high = 10,
-               .shape = shape_rule::within_factor(2),
-               .caveat = "ours: peak fetch rate x one-chase latency (Little's law) on this machine's core"}},
-    .model = {},
+    .paper = {paper_claim("thesis Table 2.1 (Intel MLC, Xeon Platinum 8280L)", "DRAM read latency 73 ns", {{"chains", "1"}},
+                          statistic::maximum, 73, 73, shape_rule::within_factor(2),
+                          "a server Xeon measured with Intel MLC; ours is one pointer chase on this machine", "ns_per_load"),
+              paper_claim("Killer Nanoseconds §3.1.1; thesis §2.1.2",
+                          "10 line-fill buffers per core (Broadwell, Haswell, Cascade Lake): at most 10 misses in flight", {},
+                          statistic::maximum, 10, 10, shape_rule::within_factor(2),
+                          "ours: peak fetch rate x one-chase latency (Little's law) on this machine's core", "lines_in_flight")},
 }};
 
-const headline_registration roofline_headline{headline_entry{
+const headline_registration roofline_headline{roofline_figure, headline_entry{
     .name = "roofline probe",
-    .figure = "roofline-mlp",
     .panels = {},
     .budget_seconds = 30,
     .summarize = report_facts({{.what = "dependent-load latency", .where = {{"chains", "1"}}, .field = "ns_per_load", .unit = "ns"},
@@ -187,22 +174,14 @@ DRAM-resident results are measured against (their roofline_fraction).
 Same as `braid-bench run roofline-mlp` (the figure preset, with the papers' numbers).
 )";
 
+}  // namespace
+
 int roofline_command(const std::vector<std::string>& arguments) {
-  for (const std::string& argument : arguments) {
-    if (argument == "--help" || argument == "-h") {
-      std::cout << roofline_help;
-      return 0;
-    }
+  if (asks_for_help(arguments)) {
+    std::cout << roofline_help;
+    return 0;
   }
   return run_named("roofline-mlp", arguments);
 }
 
-const command_registration roofline_registration{command{
-    .name = "roofline",
-    .usage = "roofline [options]",
-    .summary = "this machine's dependent-load latency and memory-level parallelism (k = 1..64 chases)",
-    .run = roofline_command,
-}};
-
-}  // namespace
 }  // namespace braid::bench

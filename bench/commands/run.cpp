@@ -2,6 +2,7 @@
 // lines, plot and report section.
 #include <iostream>
 
+#include "commands.hpp"
 #include "experiment.hpp"
 #include "figure_run.hpp"
 
@@ -94,34 +95,26 @@ void print_figure_help(const figure& definition) {
   }
 }
 
-int run_experiment(const std::vector<std::string>& arguments) {
+}  // namespace
+
+int run_command(const std::vector<std::string>& arguments) {
   if (arguments.empty()) throw usage_error("run: which experiment or figure? (braid-bench list shows them)");
   if (arguments[0] == "--help" || arguments[0] == "-h") {
     std::cout << run_help;
     return 0;
   }
   const std::vector<std::string> rest(arguments.begin() + 1, arguments.end());
-  for (const std::string& argument : rest) {
-    if (argument == "--help" || argument == "-h") {
-      if (const figure* preset = find_figure(arguments[0])) {
-        print_figure_help(*preset);
-      } else if (const experiment* definition = find_experiment(arguments[0])) {
-        print_experiment_help(*definition);
-      } else {
-        throw usage_error("unknown experiment or figure '" + arguments[0] + "' (braid-bench list shows them)");
-      }
-      return 0;
+  if (asks_for_help(rest)) {
+    if (const figure* preset = find_figure(arguments[0])) {
+      print_figure_help(*preset);
+    } else if (const experiment* definition = find_experiment(arguments[0])) {
+      print_experiment_help(*definition);
+    } else {
+      throw usage_error("unknown experiment or figure '" + arguments[0] + "' (braid-bench list shows them)");
     }
+    return 0;
   }
   return run_named(arguments[0], rest);
 }
 
-const command_registration run{command{
-    .name = "run",
-    .usage = "run NAME [options]",
-    .summary = "run one experiment or figure preset; `braid-bench run --help` for the options",
-    .run = run_experiment,
-}};
-
-}  // namespace
 }  // namespace braid::bench

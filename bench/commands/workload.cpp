@@ -4,6 +4,7 @@
 #include <array>
 #include <iostream>
 
+#include "commands.hpp"
 #include "experiment.hpp"
 #include "workload_files.hpp"
 
@@ -44,7 +45,9 @@ std::uint64_t parse_decimal_count(const std::string& text, const std::string& op
   return count * multiplier;
 }
 
-int write_workload(const std::vector<std::string>& arguments) {
+}  // namespace
+
+int workload_command(const std::vector<std::string>& arguments) {
   ycsb_spec spec;
   spec.requests.shape = key_distribution::kind::zipf;
   bool have_workload = false;
@@ -110,12 +113,4 @@ int write_workload(const std::vector<std::string>& arguments) {
   return 0;
 }
 
-const command_registration workload{command{
-    .name = "workload",
-    .usage = "workload --ycsb W --records N [options]",
-    .summary = "writes YCSB workload files (fill + run); `braid-bench workload --help`",
-    .run = write_workload,
-}};
-
-}  // namespace
 }  // namespace braid::bench

@@ -9,8 +9,8 @@
 // Techniques: the two plain searches (naive-branchless, the branch-free lower bound every
 // interleaved technique runs, and naive-branchy, with an early exit; speedups are against
 // the faster of the two, named in `naive_reference`), gp, amac, coro, fiber at each group,
-// and two peers: std::lower_bound, and the Eytzinger layout with prefetching (a second copy
-// of the keys in breadth-first order; an interleaving figure that loses to it shows here).
+// and two peers: std::lower_bound, and eytzinger_array's find, prefetching (a second copy of
+// the keys in breadth-first order; an interleaving figure that loses to it shows here).
 // Rows carry `dram_lines_per_op`: the lines of a search below the levels the last-level
 // cache holds, log2(lines of the array / lines of the LLC), the estimate behind
 // `roofline_fraction`.
@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "binary_search_eytzinger.hpp"
+#include "braid/index/eytzinger_array.hpp"
 #include "braid/index/sorted_array.hpp"
 #include "figures.hpp"
 #include "headline.hpp"
@@ -111,15 +111,16 @@ void measure_key_type(run_context& context, std::size_t size, const std::vector<
   if constexpr (std::is_same_v<Key, std::int32_t>) {
     if (2 * count > static_cast<std::size_t>(INT32_MAX)) throw usage_error("--size: too large for int32 keys 2i");
   }
+  // The Eytzinger peer holds a second copy of the keys, and a sorted one while it is built.
   const bool eytzinger = context.selected("eytzinger-prefetch");
-  context.require_memory(size * (eytzinger ? 2 : 1) + lookups * (sizeof(Key) + 16), "binary-search at this size");
+  context.require_memory(size * (eytzinger ? 3 : 1) + lookups * (sizeof(Key) + 16), "binary-search at this size");
   const page_size pages = context.pages_or(page_size::huge_2m);
   const std::string structure = key_name<Key>();
   context.progress("building " + structure + " of " + std::to_string(count) + " keys");
   const auto array = sorted_array<Key>::from_sorted(
       count, [](std::size_t i) { return key_of<Key>(2 * i); }, pages);
   context.note(structure + " pages", array.describe_pages());
-  std::optional<eytzinger_layout<Key>> layout;
+  std::optional<eytzinger_array<Key>> layout;
   if (eytzinger) layout.emplace(array.keys(), pages);
 
   const key_distribution distribution = context.distribution_or({});
@@ -259,9 +260,8 @@ std::vector<std::string> quick(std::vector<std::string> arguments) {
   return arguments;
 }
 
-const figure_registration groups_figure{figure{
+const figure_registration groups_figure{binary_search, figure{
     .name = "fig6-binary-search-groups",
-    .experiment = "binary-search",
     .reproduces = "Killer Nanoseconds Fig. 6 (binary search, group-size sweep, 0.5 MB and 1 GB, uniform and Zipf)",
     .summary = "search throughput against group size, 1 thread, int32 / int64 / string keys with the peers",
     .panels = {{.label = "0.5 MiB uniform",
@@ -308,7 +308,6 @@ const figure_registration groups_figure{figure{
               paper_claim("Killer Nanoseconds Fig. 6d (Clang, 1 GB Zipf)", "naive within 25% of Coro",
                             {{"panel", "DRAM zipf"}, {"structure", int_keys}, {"technique", "coro"}}, statistic::maximum,
                             1.25, 1.25, shape_rule::within_factor(1.5), killer_caveat)},
-    .model = {},
 }};
 
 // Fig. 10's sizes: 0.5 MiB to 2 GiB in powers of two.
@@ -329,9 +328,8 @@ paper_number after_crossover(const std::string& technique, double times) {
                        threads_caveat + "; ours: the range over DRAM-resident sizes (>= 4x the LLC), not an average");
 }
 
-const figure_registration sizes_figure{figure{
+const figure_registration sizes_figure{binary_search, figure{
     .name = "fig10-binary-search-sizes",
-    .experiment = "binary-search",
     .reproduces = "Killer Nanoseconds Fig. 10 (binary search, array size 0.5 MB to 2 GB, G = 20, every core)",
     .summary = "total search throughput against array size, uniform and Zipf",
     .panels = {{.label = "uniform",
@@ -349,7 +347,6 @@ const figure_registration sizes_figure{figure{
               at_half_mebibyte("zipf", "gp", 2.2, "Killer Nanoseconds Fig. 10b (Clang, Zipf)"),
               at_half_mebibyte("zipf", "amac", 2.6, "Killer Nanoseconds Fig. 10b (Clang, Zipf)"),
               at_half_mebibyte("zipf", "coro", 3.6, "Killer Nanoseconds Fig. 10b (Clang, Zipf)")},
-    .model = {},
 }};
 
 // The thesis's group sizes (Fig. 4.3: GP 10, AMAC and Coro 6, the best of Fig. 4.6).
@@ -367,9 +364,8 @@ paper_number above_llc(const std::string& structure, const std::string& techniqu
                        statistic::range, low, high, shape_rule::same_side_of(1), thesis_caveat);
 }
 
-const figure_registration thesis_sizes_figure{figure{
+const figure_registration thesis_sizes_figure{binary_search, figure{
     .name = "thesis-fig4-1-binary-search-sizes",
-    .experiment = "binary-search",
     .reproduces = "interleaving thesis Fig. 4.1 (int and string binary search, 1 MB to 2 GB)",
     .summary = "time per search against array size, std::lower_bound, both baselines, GP, AMAC, Coro; int and string keys",
     .panels = {{.label = "uniform",
@@ -380,7 +376,6 @@ const figure_registration thesis_sizes_figure{figure{
     .paper = {above_llc(int_keys, "gp", 10, 2.7, 3.7, "int"), above_llc(int_keys, "coro", 6, 2.0, 2.4, "int"),
               above_llc(int_keys, "amac", 6, 1.8, 2.3, "int"), above_llc(string_keys, "gp", 10, 1.8, 2.2, "string"),
               above_llc(string_keys, "coro", 6, 1.4, 2.1, "string"), above_llc(string_keys, "amac", 6, 1.2, 1.9, "string")},
-    .model = {},
 }};
 
 // 2 MiB pages against 4 KiB pages: ns per search with 4 KiB pages over ns with 2 MiB pages,
@@ -392,24 +387,16 @@ paper_number huge_pages_gain(const std::string& technique, std::size_t group) {
   small_pages.emplace_back("panel", "4 KiB pages");
   row_filter huge_pages = at_two_gibibytes;
   huge_pages.emplace_back("panel", "2 MiB pages");
-  return {.source = "thesis Fig. 4.5 (§4.2.2)",
-          .claim = "2 MB pages strictly faster than 4 kB pages, up to 1.9x (" + technique + ")",
-          .where = small_pages,
-          .field = "ns_per_op",
-          .computed = statistic::maximum,
-          .relative_to = huge_pages,
-          .paper_low = 1.9,
-          .paper_high = 1.9,
-          .shape = shape_rule::same_side_of(1),
-          .caveat = "thesis: the largest gain over 1 MB-2 GB int arrays; ours: at 2 GiB of int32 keys (the "
-                    "page-obtained field says whether 4 KiB pages were really 4 KiB)"};
+  return paper_ratio("thesis Fig. 4.5 (§4.2.2)", "2 MB pages strictly faster than 4 kB pages, up to 1.9x (" + technique + ")",
+                     small_pages, huge_pages, "ns_per_op", statistic::maximum, 1.9, shape_rule::same_side_of(1),
+                     "thesis: the largest gain over 1 MB-2 GB int arrays; ours: at 2 GiB of int32 keys (the "
+                     "page-obtained field says whether 4 KiB pages were really 4 KiB)");
 }
 
 const std::string pages_sizes = "1MiB,4MiB,16MiB,64MiB,256MiB,1GiB,2GiB";
 
-const figure_registration pages_figure{figure{
+const figure_registration pages_figure{binary_search, figure{
     .name = "thesis-fig4-5-pages",
-    .experiment = "binary-search",
     .reproduces = "interleaving thesis Fig. 4.5 (4 KiB vs 2 MiB pages, binary search over sizes)",
     .summary = "time per search against array size with 4 KiB and with 2 MiB pages",
     .panels = {{.label = "4 KiB pages",
@@ -421,27 +408,22 @@ const figure_registration pages_figure{figure{
     .axes = {.x = "size_bytes", .y = "ns_per_op", .series = {"panel", "technique"}, .log_x = true, .log_y = true,
              .x_label = "array bytes", .y_label = "ns per search"},
     .paper = {huge_pages_gain("naive-branchless", 1), huge_pages_gain("gp", 10), huge_pages_gain("coro", 6)},
-    .model = {},
 }};
 
 // The thesis's own model estimates (§4.2.3) beside our model's, and its measured optimum.
 paper_number thesis_model(const std::string& technique, const std::string& field, double paper, const std::string& claim) {
-  return {.source = "thesis §4.2.3 (model fitted to a VTune profile)",
-          .claim = claim,
-          .where = {{"structure", int_keys}, {"technique", technique}},
-          .field = field,
-          .computed = statistic::maximum,
-          .paper_low = paper,
-          .paper_high = paper,
-          .shape = shape_rule::within_factor(2),
-          .caveat = "thesis: T_stall and T_compute from counters, T_switch from retiring cycles; ours: from times "
-                    "(cache-resident searches of the same array stand in for T_compute)",
-          .of_model = true};
+  paper_number number = paper_claim("thesis §4.2.3 (model fitted to a VTune profile)", claim,
+                                    {{"structure", int_keys}, {"technique", technique}}, statistic::maximum, paper, paper,
+                                    shape_rule::within_factor(2),
+                                    "thesis: T_stall and T_compute from counters, T_switch from retiring cycles; ours: "
+                                    "from times (cache-resident searches of the same array stand in for T_compute)",
+                                    field);
+  number.of_model = true;
+  return number;
 }
 
-const figure_registration model_figure{figure{
+const figure_registration model_figure{binary_search, figure{
     .name = "thesis-fig4-6-binary-search-groups",
-    .experiment = "binary-search",
     .reproduces = "interleaving thesis Fig. 4.6 (group sweep at 256 MB beside the analytical model of §3.1)",
     .summary = "speedup against group size 1-12 on a 256 MiB array, with the model's predicted minimum group and speedup",
     .panels = {{.label = "256 MiB",
@@ -467,9 +449,8 @@ const figure_registration model_figure{figure{
     .model = {.techniques = {"gp", "amac", "coro"}, .baseline = "naive-branchless"},
 }};
 
-const headline_registration binary_search_headline{headline_entry{
+const headline_registration binary_search_headline{groups_figure, headline_entry{
     .name = "binary search",
-    .figure = "fig6-binary-search-groups",
     .panels = {{.label = "DRAM uniform", .arguments = {"--size", "dram", "--group", "8,16"},
                 .quick_arguments = quick({"--size", "16MiB", "--group", "8"})},
                {.label = "0.5 MiB uniform", .arguments = {"--size", "512KiB", "--group", "4,8"},

@@ -1,6 +1,7 @@
 // Shared by the B-link tree and task-runtime experiments: the YCSB input (files given with
 // --workload FILL RUN, or generated in memory the same way `braid-bench workload` writes
-// them), the passes that drive the tree (task form, thread form, coroutines), and the rows.
+// them), the passes that drive the tree (task form, thread form, coroutines), the rows, and
+// the figure panels.
 #pragma once
 
 #include <algorithm>
@@ -13,11 +14,23 @@
 #include "braid/index/blink_tree.hpp"
 #include "braid/tasks/runtime.hpp"
 #include "experiment.hpp"
+#include "figures.hpp"
 #include "measure.hpp"
 #include "roofline.hpp"
 #include "workload_files.hpp"
 
 namespace braid::bench::blink_bench {
+
+// A figure panel: `keys` records on `threads` workers, with the `extra` options; under --quick,
+// `quick_keys` records and one repetition.
+inline panel records_panel(const std::string& label, const std::string& keys, const std::string& quick_keys,
+                           const std::string& threads, const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> arguments = {"--keys", keys, "--threads", threads};
+  std::vector<std::string> quick = {"--keys", quick_keys, "--threads", threads, "--repetitions", "1"};
+  arguments.insert(arguments.end(), extra.begin(), extra.end());
+  quick.insert(quick.end(), extra.begin(), extra.end());
+  return {.label = label, .arguments = std::move(arguments), .quick_arguments = std::move(quick)};
+}
 
 inline std::vector<request> to_requests(const std::vector<workload_operation>& operations) {
   std::vector<request> requests;

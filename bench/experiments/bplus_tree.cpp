@@ -119,25 +119,15 @@ paper_number nesting_cost(const std::string& panel, double paper, std::string cl
   nested.emplace_back("technique", "coro_nested");
   row_filter flattened = base;
   flattened.emplace_back("technique", "coro");
-  return {.source = "CoroBase (VLDB'21) §5.3, Fig. 5",
-          .claim = std::move(claim),
-          .where = nested,
-          .field = "ns_per_op",
-          .computed = statistic::at_best,
-          .relative_to = flattened,
-          .paper_low = paper,
-          .paper_high = paper,
-          .shape = shape_rule::same_side_of(1),
-          .caveat = std::move(caveat)};
+  return paper_ratio("CoroBase (VLDB'21) §5.3, Fig. 5", std::move(claim), nested, flattened, "ns_per_op",
+                     statistic::at_best, paper, shape_rule::same_side_of(1), std::move(caveat));
 }
 
-const figure_registration bplus_figure{figure{
+const figure_registration bplus_figure{bplus_tree_experiment, figure{
     .name = "corobase-bplus-nesting",
-    .experiment = "bplus-tree",
     .reproduces = "CoroBase (VLDB'21) Fig. 5 and §5.6: flattened vs fully nested coroutines, against naive and absl::btree_map",
     .summary = "B+-tree lookups and scans: naive vs flattened coro vs nested task vs fiber, absl peer; DRAM and cache",
-    .panels = {{.label = "DRAM", .arguments = {"--size", "dram", "--group", "4,8,16,32"}, .quick_arguments = quick_arguments("16MiB", "8")},
-               {.label = "1 MiB", .arguments = {"--size", "1MiB", "--group", "4,8,16"}, .quick_arguments = quick_arguments("1MiB", "8")}},
+    .panels = dram_and_cache_panels("4,8,16,32", "1MiB", "4,8,16", "8"),
     .axes = {.x = "group", .y = "mops", .series = {"panel", "operation", "node_bytes", "technique"}, .log_x = true, .log_y = true,
              .y_label = "million operations per second"},
     .paper = {nesting_cost("DRAM", 1.17, "flattened coroutines (CORO-MK) 17% faster than fully nested (CORO-FN-MK)",
@@ -154,14 +144,11 @@ const figure_registration bplus_figure{figure{
               paper_claim("CoroBase (VLDB'21) §5.6, Fig. 11", "small table: fully nested variants up to 50% slower than naive",
                           {{"panel", "1 MiB"}, {"operation", "lookup"}, {"technique", "coro_nested"}}, statistic::minimum, 0.5, 0.5,
                           shape_rule::within_factor(1.5), small_table_caveat)},
-    .model = {},
 }};
 
-const headline_registration bplus_headline{headline_entry{
+const headline_registration bplus_headline{bplus_figure, headline_entry{
     .name = "B+-tree",
-    .figure = "corobase-bplus-nesting",
-    .panels = {{.label = "DRAM", .arguments = {"--size", "dram", "--group", "8,16"}, .quick_arguments = quick_arguments("16MiB", "8")},
-               {.label = "1 MiB", .arguments = {"--size", "1MiB", "--group", "8"}, .quick_arguments = quick_arguments("1MiB", "8")}},
+    .panels = dram_and_cache_panels("8,16", "1MiB", "8", "8"),
     .budget_seconds = 55,
     .summarize = compare_with_naive_and_peers({.peers = {"absl-btree"}, .split_by = {"node_bytes", "operation"}}),
 }};

@@ -66,9 +66,8 @@ const registration bst{experiment{
     .run = run_bst,
 }};
 
-const figure_registration bst_figure{figure{
+const figure_registration bst_figure{bst, figure{
     .name = "cimple-bst",
-    .experiment = "bst",
     .reproduces = "Cimple (PACT'18) Fig. 1-2, binary tree lookups (1 GB per thread)",
     .summary = "lookup throughput against group size (Cimple's width 48 included), 1 GiB tree, with std::map and absl",
     .panels = {{.label = "DRAM", .arguments = {"--size", "dram", "--group", "4,8,16,32,48,64"},
@@ -78,14 +77,11 @@ const figure_registration bst_figure{figure{
                           {{"technique", "coro"}}, statistic::maximum, 6.4, 6.4, shape_rule::same_side_of(1),
                           "Cimple: Haswell, generated coroutines at width 48; ours: braid's coro at the best group, "
                           "against the faster plain descent")},
-    .model = {},
 }};
 
-const headline_registration bst_headline{headline_entry{
+const headline_registration bst_headline{bst_figure, headline_entry{
     .name = "binary search tree",
-    .figure = "cimple-bst",
-    .panels = {{.label = "DRAM", .arguments = {"--size", "dram", "--group", "16,32"}, .quick_arguments = quick_arguments("16MiB", "16")},
-               {.label = "4 MiB", .arguments = {"--size", "4MiB", "--group", "8,16"}, .quick_arguments = quick_arguments("1MiB", "16")}},
+    .panels = dram_and_cache_panels("16,32", "4MiB", "8,16", "16"),
     .budget_seconds = 40,
     .summarize = compare_with_naive_and_peers({.baselines = {"naive", "naive-branchy"}, .peers = {"std-map", "absl-btree"}}),
 }};

@@ -173,17 +173,12 @@ const registration bw_tree_ycsb{experiment{
     .run = run_bw_tree_ycsb,
 }};
 
-const figure_registration bw_tree_fig13{figure{
+const figure_registration bw_tree_fig13{bw_tree_ycsb, figure{
     .name = "fig13-bw-tree-groups",
-    .experiment = "bw-tree-ycsb",
     .reproduces = "Killer Nanoseconds Fig. 13a-b, Table 3 (Bw-tree, 95/5, group-size sweep, 1 and 2 threads)",
     .summary = "Bw-tree 95/5: throughput against the group size, coro, GP and AMAC vs naive",
-    .panels = {{.label = "uniform",
-                .arguments = panel_arguments("20000000", "uniform", "1,2,4,8,12,16,24", "1,2"),
-                .quick_arguments = quick_arguments("uniform", "4,12")},
-               {.label = "zipf",
-                .arguments = panel_arguments("20000000", "zipf:0.99", "4,8,12,16,24", "1,2"),
-                .quick_arguments = quick_arguments("zipf:0.99", "4,12")}},
+    .panels = {figure_panel("uniform", "uniform", "1,2,4,8,12,16,24", "1,2", "4,12"),
+               figure_panel("zipf", "zipf:0.99", "4,8,12,16,24", "1,2", "4,12")},
     .axes = {.x = "group", .y = "mops", .series = {"technique", "threads"}},
     .paper = {paper_claim("Killer Nanoseconds Table 3, Fig. 13 (MSVC, 25M records, uniform)", "AMAC beats naive by up to 1.7x",
                           {{"panel", "uniform"}, {"technique", "amac"}}, statistic::maximum, 1.7, 1.7,
@@ -199,18 +194,13 @@ const figure_registration bw_tree_fig13{figure{
                           1 / 1.22, shape_rule::within_factor(1.3),
                           "the paper's average over groups; ours the best coro group against the best amac group",
                           "speedup_vs_amac")},
-    .model = {},
 }};
 
 // 10 M records instead of the figure's 20 M, one group size and two repetitions: loading the
 // tree and its 2 M-operation passes fit the budget.
-const headline_registration bw_tree_headline{headline_entry{
+const headline_registration bw_tree_headline{bw_tree_fig13, headline_entry{
     .name = "bw-tree (95/5)",
-    .figure = "fig13-bw-tree-groups",
-    .panels = {{.label = "uniform",
-                .arguments = {"--size", "dram", "--dist", "uniform", "--group", "16", "--threads", "1",
-                              "--repetitions", "2"},
-                .quick_arguments = quick_arguments("uniform", "8")}},
+    .panels = {headline_panel("uniform", "uniform", "16", "8")},
     .budget_seconds = 50,
     .summarize = compare_with_naive_and_peers("naive", {}),
 }};

@@ -118,9 +118,8 @@ const registration csb_plus_tree_experiment{experiment{
     .run = run_csb_plus_tree,
 }};
 
-const figure_registration csb_figure{figure{
+const figure_registration csb_figure{csb_plus_tree_experiment, figure{
     .name = "thesis-csb-plus-tree",
-    .experiment = "csb-plus-tree",
     .reproduces = "interleaving thesis Listing 3.2 and Fig. 4.12 (CSB+-tree lookups; the Delta dictionary's locate)",
     .summary = "lookup throughput against tree size and group, 64 and 256-byte nodes and the tree over codes, with absl",
     .panels = {{.label = "sizes", .arguments = {"--size", "1MiB,32MiB,256MiB,2GiB", "--group", "4,8,16,32"},
@@ -138,14 +137,11 @@ const figure_registration csb_figure{figure{
                           statistic::minimum, 1 / 0.9, 1 / 0.9, shape_rule::within_factor(1.5),
                           "thesis: the whole IN-predicate at 1 MB; ours: the smallest speedup over the cache-resident "
                           "sizes and groups")},
-    .model = {},
 }};
 
-const headline_registration csb_headline{headline_entry{
+const headline_registration csb_headline{csb_figure, headline_entry{
     .name = "CSB+-tree",
-    .figure = "thesis-csb-plus-tree",
-    .panels = {{.label = "DRAM", .arguments = {"--size", "dram", "--group", "8,16"}, .quick_arguments = quick_arguments("16MiB", "8")},
-               {.label = "4 MiB", .arguments = {"--size", "4MiB", "--group", "8,16"}, .quick_arguments = quick_arguments("1MiB", "8")}},
+    .panels = dram_and_cache_panels("8,16", "4MiB", "8,16", "8"),
     .budget_seconds = 60,
     .summarize = compare_with_naive_and_peers({.peers = {"absl-btree"}, .split_by = {"structure", "node_bytes"}}),
 }};

@@ -186,9 +186,8 @@ const std::string large_caveat =
     "paper: 10M build keys (390 MB, chains of ~63 in 100,000 buckets); ours: 1 GiB (26M build keys, chains of ~164), "
     "the project's DRAM-resident size; " + std::string(compiler_caveat);
 
-const figure_registration groups_figure{figure{
+const figure_registration groups_figure{hash_probe, figure{
     .name = "fig1-2-hash-groups",
-    .experiment = "hash-probe",
     .reproduces = "Killer Nanoseconds Fig. 1-2 (hash probe, group-size sweep, small and large, uniform and Zipf)",
     .summary = "probe throughput against group size, 1 thread, both bucket policies with the peers",
     .panels = {{.label = "small uniform", .arguments = group_sweep_arguments(small_set, "uniform"),
@@ -219,7 +218,6 @@ const figure_registration groups_figure{figure{
               naive_slower_than("large zipf", "amac", 8.4, "Killer Nanoseconds Fig. 1d and Table 3 (Clang)",
                                 "Zipf 'yields similar results'; Table 3: up to 8.4x (AMAC)",
                                 "paper: 10M Zipf keys (120 MB stored); ours: 1 GiB; " + std::string(compiler_caveat))},
-    .model = {},
 }};
 
 // Fig. 4's sizes: the paper's 1M, 5M, 10M and 50M build keys.
@@ -243,9 +241,8 @@ paper_number at_one_million_keys(const std::string& technique, double paper, sha
                      "stay in the last-level cache per thread");
 }
 
-const figure_registration sizes_figure{figure{
+const figure_registration sizes_figure{hash_probe, figure{
     .name = "fig4-hash-sizes",
-    .experiment = "hash-probe",
     .reproduces = "Killer Nanoseconds Fig. 4 (hash probe, input-size sweep, G = 30, every core)",
     .summary = "total probe throughput against build keys (1M to 50M), uniform and Zipf",
     .panels = {{.label = "uniform", .arguments = size_sweep_arguments("uniform"), .quick_arguments = size_sweep_quick("uniform")},
@@ -256,12 +253,10 @@ const figure_registration sizes_figure{figure{
               at_one_million_keys("gp", 1.3, shape_rule::same_side_of(1), "at 1M keys GP about 1.3x faster than naive"),
               at_one_million_keys("coro", 1.0, shape_rule::within_factor(1.25),
                                   "at 1M keys Coro about as fast as naive (mostly L3 hits)")},
-    .model = {},
 }};
 
-const headline_registration hash_headline{headline_entry{
+const headline_registration hash_headline{groups_figure, headline_entry{
     .name = "chained hash table",
-    .figure = "fig1-2-hash-groups",
     .panels = {{.label = "large uniform", .arguments = {"--size", "dram", "--group", "16,32"},
                 .quick_arguments = quick_arguments("16MiB", "uniform")},
                {.label = "small uniform", .arguments = {"--size", small_set, "--group", "4,8,16"},

@@ -27,6 +27,7 @@
 
 #include "braid/core/thread_runner.hpp"
 #include "experiment.hpp"
+#include "figures.hpp"
 #include "lookup_bench.hpp"
 #include "lookup_results.hpp"
 #include "measure.hpp"
@@ -300,6 +301,23 @@ inline std::vector<std::string> panel_arguments(const std::string& records, cons
 // The --quick form: 100,000 records, one thread.
 inline std::vector<std::string> quick_arguments(const std::string& distribution, const std::string& groups) {
   return panel_arguments("100000", distribution, groups, "1");
+}
+
+// A figure panel: 20 M records of the distribution at the groups and threads; under --quick,
+// 100,000 records at `quick_groups`, one thread.
+inline panel figure_panel(const std::string& label, const std::string& distribution, const std::string& groups,
+                          const std::string& threads, const std::string& quick_groups) {
+  return {.label = label,
+          .arguments = panel_arguments("20000000", distribution, groups, threads),
+          .quick_arguments = quick_arguments(distribution, quick_groups)};
+}
+
+// The headline's panel: a DRAM-sized index, one thread, two repetitions.
+inline panel headline_panel(const std::string& label, const std::string& distribution, const std::string& groups,
+                            const std::string& quick_groups) {
+  return {.label = label,
+          .arguments = {"--size", "dram", "--dist", distribution, "--group", groups, "--threads", "1", "--repetitions", "2"},
+          .quick_arguments = quick_arguments(distribution, quick_groups)};
 }
 
 // The distributions a run measures: --dist, else YCSB-B's Zipfian and uniform.

@@ -123,9 +123,8 @@ std::vector<std::string> quick_arguments(const std::string& size) {
   return {"--size", size, "--group", "8", "--keys", "5000", "--repetitions", "2"};
 }
 
-const figure_registration hit_rate_figure{figure{
+const figure_registration hit_rate_figure{linear_probe, figure{
     .name = "cimple-hash-hit-rates",
-    .experiment = "linear-probe",
     .reproduces = "Cimple (PACT'18) §8.2 hash-table probe at 0 / 50 / 100 % hits",
     .summary = "probe throughput against group size (Cimple's width), per hit rate, with the peers",
     .panels = {{.label = "DRAM", .arguments = {"--size", "dram", "--group", "4,8,16,32,48"},
@@ -133,12 +132,10 @@ const figure_registration hit_rate_figure{figure{
     .axes = {.x = "group", .y = "mops", .series = {"target_hit_rate", "technique"}, .log_x = true,
              .y_label = "million probes per second"},
     .paper = {cimple_hit_rate(0, 1.2), cimple_hit_rate(0.5, 1.3), cimple_hit_rate(1, 1.2)},
-    .model = {},
 }};
 
-const headline_registration linear_probe_headline{headline_entry{
+const headline_registration linear_probe_headline{hit_rate_figure, headline_entry{
     .name = "linear-probing table",
-    .figure = "cimple-hash-hit-rates",
     .panels = {{.label = "DRAM", .arguments = {"--size", "dram", "--group", "16,32"}, .quick_arguments = quick_arguments("16MiB")},
                {.label = "8 MiB", .arguments = {"--size", "8MiB", "--group", "8,16"}, .quick_arguments = quick_arguments("1MiB")}},
     .budget_seconds = 40,

@@ -165,17 +165,12 @@ const registration masstree_ycsb{experiment{
     .run = run_masstree_ycsb,
 }};
 
-const figure_registration masstree_fig11{figure{
+const figure_registration masstree_fig11{masstree_ycsb, figure{
     .name = "fig11-masstree-groups",
-    .experiment = "masstree-ycsb",
     .reproduces = "Killer Nanoseconds Fig. 11a-b (Masstree, YCSB-B, group-size sweep, 1 and 2 threads)",
     .summary = "Masstree YCSB-B: throughput against the group size, nested and flat coroutines vs unmodified",
-    .panels = {{.label = "zipf",
-                .arguments = panel_arguments("20000000", "zipf:0.99", "1,4,8,16,32,48", "1,2"),
-                .quick_arguments = quick_arguments("zipf:0.99", "8,32")},
-               {.label = "uniform",
-                .arguments = panel_arguments("20000000", "uniform", "1,4,8,16,32,48", "1,2"),
-                .quick_arguments = quick_arguments("uniform", "8,32")}},
+    .panels = {figure_panel("zipf", "zipf:0.99", "1,4,8,16,32,48", "1,2", "8,32"),
+               figure_panel("uniform", "uniform", "1,4,8,16,32,48", "1,2", "8,32")},
     .axes = {.x = "group", .y = "mops", .series = {"technique", "threads"}},
     .paper = {paper_claim("Killer Nanoseconds Fig. 11a, Table 3 (Clang, 1 thread, 250M records)",
                           "Coro 3.2x the performance of an unmodified Masstree (group 30 to 50)",
@@ -190,50 +185,30 @@ const figure_registration masstree_fig11{figure{
                           1 / 1.17, 1 / 1.17, shape_rule::same_side_of(1),
                           "CoroBase measured 5-level nesting in an engine; Masstree's get nests 3 task levels",
                           "speedup_vs_coro")},
-    .model = {},
 }};
 
-const figure_registration masstree_fig12{figure{
+const char* const vtune_figure = "Killer Nanoseconds Fig. 12 (VTune, CPU time per operation)";
+
+const figure_registration masstree_fig12{masstree_ycsb, figure{
     .name = "fig12-masstree-time-per-op",
-    .experiment = "masstree-ycsb",
     .reproduces = "Killer Nanoseconds Fig. 12 (Masstree time per operation: unmodified vs 30 vs 200 coroutines)",
     .summary = "Masstree YCSB-B: time per operation at group 1 (unmodified), 30 and 200",
-    .panels = {{.label = "zipf",
-                .arguments = panel_arguments("20000000", "zipf:0.99", "30,200", "1"),
-                .quick_arguments = quick_arguments("zipf:0.99", "30,200")}},
+    .panels = {figure_panel("zipf", "zipf:0.99", "30,200", "1", "30,200")},
     .axes = {.x = "group", .y = "cycles_per_op", .series = {"technique"}, .log_x = true},
-    .paper = {{.source = "Killer Nanoseconds Fig. 12 (VTune, CPU time per operation)",
-               .claim = "unmodified -> 30 coroutines: CPU time per operation reduced by 27%",
-               .where = {{"technique", "coro_nested"}, {"group", "30"}},
-               .field = "ns_per_op",
-               .computed = statistic::minimum,
-               .relative_to = {{"technique", "naive"}},
-               .paper_low = 0.73,
-               .paper_high = 0.73,
-               .shape = shape_rule::same_side_of(1),
-               .caveat = "the paper's time is VTune CPU time on 28 threads; ours wall time per operation, 1 thread"},
-              {.source = "Killer Nanoseconds Fig. 12 (VTune, CPU time per operation)",
-               .claim = "30 -> 200 coroutines: an additional 19%",
-               .where = {{"technique", "coro_nested"}, {"group", "200"}},
-               .field = "ns_per_op",
-               .computed = statistic::minimum,
-               .relative_to = {{"technique", "coro_nested"}, {"group", "30"}},
-               .paper_low = 0.81,
-               .paper_high = 0.81,
-               .shape = {},
-               .caveat = "28 threads in the paper; with one thread 200 gets in flight exceed the core's line fill buffers"}},
-    .model = {},
+    .paper = {paper_ratio(vtune_figure, "unmodified -> 30 coroutines: CPU time per operation reduced by 27%",
+                          {{"technique", "coro_nested"}, {"group", "30"}}, {{"technique", "naive"}}, "ns_per_op",
+                          statistic::minimum, 0.73, shape_rule::same_side_of(1),
+                          "the paper's time is VTune CPU time on 28 threads; ours wall time per operation, 1 thread"),
+              paper_ratio(vtune_figure, "30 -> 200 coroutines: an additional 19%", {{"technique", "coro_nested"}, {"group", "200"}},
+                          {{"technique", "coro_nested"}, {"group", "30"}}, "ns_per_op", statistic::minimum, 0.81, {},
+                          "28 threads in the paper; with one thread 200 gets in flight exceed the core's line fill buffers")},
 }};
 
 // 10 M records instead of the figure's 20 M and two repetitions: loading the index and its
 // 2 M-operation passes fit the budget.
-const headline_registration masstree_headline{headline_entry{
+const headline_registration masstree_headline{masstree_fig11, headline_entry{
     .name = "masstree (YCSB-B)",
-    .figure = "fig11-masstree-groups",
-    .panels = {{.label = "zipf",
-                .arguments = {"--size", "dram", "--dist", "zipf:0.99", "--group", "16,32", "--threads", "1",
-                              "--repetitions", "2"},
-                .quick_arguments = quick_arguments("zipf:0.99", "16")}},
+    .panels = {headline_panel("zipf", "zipf:0.99", "16,32", "16")},
     .budget_seconds = 50,
     .summarize = compare_with_naive_and_peers("naive", {}),
 }};

@@ -28,6 +28,7 @@
 #include "braid/core/operation.hpp"
 #include "braid/index/technique.hpp"
 #include "experiment.hpp"
+#include "figures.hpp"
 #include "lookup_results.hpp"
 #include "measure.hpp"
 #include "results.hpp"
@@ -188,6 +189,17 @@ inline run_settings settings_of(const run_context& context, const setting_defaul
 // The --quick arguments of the experiments' figure panels.
 inline std::vector<std::string> quick_arguments(const std::string& sizes, const std::string& group) {
   return {"--size", sizes, "--group", group, "--keys", "5000", "--repetitions", "2"};
+}
+
+// A headline's two panels: DRAM-resident at `dram_groups` and cache-resident at `cache_size`
+// ("4MiB", labelled "4 MiB") and `cache_groups`; under --quick, 16 MiB and 1 MiB at one group.
+inline std::vector<panel> dram_and_cache_panels(const std::string& dram_groups, const std::string& cache_size,
+                                                const std::string& cache_groups, const std::string& quick_group) {
+  const std::string cache_label = cache_size.substr(0, cache_size.size() - 3) + " MiB";
+  return {{.label = "DRAM", .arguments = {"--size", "dram", "--group", dram_groups},
+           .quick_arguments = quick_arguments("16MiB", quick_group)},
+          {.label = cache_label, .arguments = {"--size", cache_size, "--group", cache_groups},
+           .quick_arguments = quick_arguments("1MiB", quick_group)}};
 }
 
 // The fields every row of a run carries: the structure's own, then the page size obtained

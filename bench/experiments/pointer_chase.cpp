@@ -226,9 +226,8 @@ const registration pointer_chase{experiment{
     .run = run_pointer_chase,
 }};
 
-const figure_registration chase_model{figure{
+const figure_registration chase_model{pointer_chase, figure{
     .name = "chase-model",
-    .experiment = "pointer-chase",
     .reproduces = "thesis Fig. 4.6's method (group sweep beside the model of §3.1) on the synthetic pointer chase",
     .summary = "throughput against group size, DRAM-resident and LLC-resident, with the model's predicted optimum",
     .panels = {{.label = "DRAM",
@@ -238,13 +237,11 @@ const figure_registration chase_model{figure{
                 .arguments = {"--size", "16MiB", "--group", "1,2,3,4,6,8,10,12,16,20,24,32,48,64"},
                 .quick_arguments = {"--size", "16MiB", "--group", "1,4,16", "--keys", "5000"}}},
     .axes = {.x = "group", .y = "mops"},
-    .paper = {},
     .model = {.techniques = {"coro", "batched", "fiber"}},
 }};
 
-const headline_registration chase_headline{headline_entry{
+const headline_registration chase_headline{chase_model, headline_entry{
     .name = "pointer chase (synthetic, 8 loads)",
-    .figure = "chase-model",
     .panels = {{.label = "DRAM",
                 .arguments = {"--size", "dram", "--group", "8,16,32", "--keys", "400000", "--repetitions", "3"},
                 .quick_arguments = {"--size", "64MiB", "--group", "1,16", "--keys", "5000"}},

@@ -122,9 +122,8 @@ paper_number cimple_skip_list(const std::string& operation, double speedup, cons
                      "the same list, 1 GiB");
 }
 
-const figure_registration skip_list_figure{figure{
+const figure_registration skip_list_figure{skip_list_experiment, figure{
     .name = "cimple-skip-list",
-    .experiment = "skip-list",
     .reproduces = "Cimple (PACT'18) Fig. 1, skip list lookup (SL) and range iteration (SLi)",
     .summary = "lookup and 1,000-entry scan throughput against group size, 1 GiB list, with std::map and absl",
     .panels = {{.label = "DRAM", .arguments = {"--size", "dram", "--group", "4,8,16,32,48,64"},
@@ -133,14 +132,11 @@ const figure_registration skip_list_figure{figure{
              .y_label = "speedup over the plain algorithm"},
     .paper = {cimple_skip_list("lookup", 2.7, "skip list lookup: 2.7x single thread"),
               cimple_skip_list("scan-1000", 4.1, "skip list range iteration (1,000 nodes): 4.1x single thread")},
-    .model = {},
 }};
 
-const headline_registration skip_list_headline{headline_entry{
+const headline_registration skip_list_headline{skip_list_figure, headline_entry{
     .name = "skip list",
-    .figure = "cimple-skip-list",
-    .panels = {{.label = "DRAM", .arguments = {"--size", "dram", "--group", "16,32"}, .quick_arguments = quick_arguments("16MiB", "16")},
-               {.label = "4 MiB", .arguments = {"--size", "4MiB", "--group", "8,16"}, .quick_arguments = quick_arguments("1MiB", "16")}},
+    .panels = dram_and_cache_panels("16,32", "4MiB", "8,16", "16"),
     .budget_seconds = 40,
     .summarize = compare_with_naive_and_peers({.peers = {"std-map", "absl-btree"}, .split_by = {"operation"}}),
 }};

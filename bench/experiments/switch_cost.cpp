@@ -214,21 +214,13 @@ const registration switch_cost{experiment{
 // The ratio of a technique's time per switch to coro's, at group 16.
 paper_number slower_than_coro(std::string technique, std::string source, std::string claim, double paper,
                               std::string caveat) {
-  return {.source = std::move(source),
-          .claim = std::move(claim),
-          .where = {{"technique", std::move(technique)}, {"group", "16"}},
-          .field = "ns_per_op",
-          .computed = statistic::maximum,
-          .relative_to = {{"technique", "coro"}, {"group", "16"}},
-          .paper_low = paper,
-          .paper_high = paper,
-          .shape = shape_rule::same_side_of(1),
-          .caveat = std::move(caveat)};
+  return paper_ratio(std::move(source), std::move(claim), {{"technique", std::move(technique)}, {"group", "16"}},
+                     {{"technique", "coro"}, {"group", "16"}}, "ns_per_op", statistic::maximum, paper,
+                     shape_rule::same_side_of(1), std::move(caveat));
 }
 
-const figure_registration switch_cost_figure{figure{
+const figure_registration switch_cost_figure{switch_cost, figure{
     .name = "switch-cost-groups",
-    .experiment = "switch-cost",
     .reproduces = "thesis Fig. 4.7 (compiler vs library coroutines); Killer Nanoseconds §2.3; CoroBase §5.10",
     .summary = "ns per suspend/resume against the group size, data in L1",
     .panels = {{.label = "", .arguments = {"--group", "1,4,16,64"}, .quick_arguments = {"--group", "1,16"}}},
@@ -243,21 +235,13 @@ const figure_registration switch_cost_figure{figure{
                                "flattened coroutines (CORO-MK) 17% faster than fully nested (CORO-FN-MK, 5 levels)", 1.17,
                                "the paper timed multi_get probes in an engine; ours a task<> chain of depth 5 vs one coro, "
                                "switch alone"),
-              {.source = "CoroBase §5.10",
-               .claim = "fully nested read: five frames of 112-216 bytes each",
-               .where = {{"technique", "coro"}},
-               .field = "frame_bytes",
-               .computed = statistic::maximum,
-               .paper_low = 112,
-               .paper_high = 216,
-               .shape = shape_rule::within_factor(2),
-               .caveat = "CoroBase's frames hold Masstree search state; ours a 64-step summing loop"}},
-    .model = {},
+              paper_claim("CoroBase §5.10", "fully nested read: five frames of 112-216 bytes each", {{"technique", "coro"}},
+                          statistic::maximum, 112, 216, shape_rule::within_factor(2),
+                          "CoroBase's frames hold Masstree search state; ours a 64-step summing loop", "frame_bytes")},
 }};
 
-const headline_registration switch_cost_headline{headline_entry{
+const headline_registration switch_cost_headline{switch_cost_figure, headline_entry{
     .name = "coroutine machinery",
-    .figure = "switch-cost-groups",
     .panels = {{.label = "", .arguments = {"--group", "1,4,16"}, .quick_arguments = {"--group", "1,16"}}},
     .budget_seconds = 20,
     .summarize = report_facts({{.what = "coro suspend + resume", .where = {{"technique", "coro"}, {"group", "16"}}, .field = "ns_per_op", .unit = "ns"},

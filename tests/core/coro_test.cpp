@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "braid/core/all.hpp"
+#include "core/test_operations.hpp"
 
 namespace braid {
 namespace {
@@ -96,12 +97,8 @@ TEST(Coro, ExceptionsAreRethrownByTakeResult) {
 TEST(Coro, ReassigningOrDestroyingFreesTheFrame) {
   const std::int64_t live_before = frame_pool::statistics().live_frames;
   int destroyed = 0;
-  struct guard {
-    int* counter;
-    ~guard() { ++*counter; }
-  };
   auto make = [](int* counter) -> coro<int> {
-    guard g{counter};
+    testing::destruction_counter g{counter};
     co_await yield_point<interleaved>();
     co_return 1;
   };

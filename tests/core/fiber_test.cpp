@@ -48,12 +48,8 @@ TEST(Fiber, DestroyingAnUnfinishedFiberUnwindsItsStack) {
   const std::int64_t live_before = frame_pool::statistics().live_frames;
   int destroyed = 0;
   {
-    struct guard {
-      int* counter;
-      ~guard() { ++*counter; }
-    };
     fiber<int> op([&destroyed](fiber_context& context) {
-      guard g{&destroyed};
+      destruction_counter g{&destroyed};
       context.suspend();
       context.suspend();
       return 1;

@@ -25,12 +25,19 @@ inline const std::vector<std::int64_t>& cells() {
   return values;
 }
 
+// Counts its own destruction: a local of an operation that shows its frame or stack unwound.
+struct destruction_counter {
+  int* counter;
+  ~destruction_counter() { ++*counter; }
+};
+
 struct failure_at {
   std::size_t index;  // operation that throws after its suspensions; SIZE_MAX for none
 };
 
-template <execution_mode M>
-coro<std::int64_t> counted_coro(std::size_t index, failure_at failure = {SIZE_MAX}) {
+// The counted operation as a coroutine of type Coroutine (coro or task).
+template <template <class...> class Coroutine, execution_mode M>
+Coroutine<std::int64_t> counted_steps(std::size_t index, failure_at failure) {
   std::int64_t sum = 0;
   for (std::size_t step = 0; step < suspensions(index); ++step) {
     sum += co_await fetch<M>(&cells()[step]);
@@ -42,15 +49,13 @@ coro<std::int64_t> counted_coro(std::size_t index, failure_at failure = {SIZE_MA
 }
 
 template <execution_mode M>
+coro<std::int64_t> counted_coro(std::size_t index, failure_at failure = {SIZE_MAX}) {
+  return counted_steps<coro, M>(index, failure);
+}
+
+template <execution_mode M>
 task<std::int64_t> counted_leaf(std::size_t index, failure_at failure) {
-  std::int64_t sum = 0;
-  for (std::size_t step = 0; step < suspensions(index); ++step) {
-    sum += co_await fetch<M>(&cells()[step]);
-  }
-  if (index == failure.index) throw std::runtime_error("operation failed");
-  const std::int64_t steps = static_cast<std::int64_t>(suspensions(index));
-  if (sum != steps * (steps - 1) / 2) throw std::logic_error("fetch returned a wrong value");
-  co_return expected(index);
+  return counted_steps<task, M>(index, failure);
 }
 
 // A chain of `depth` tasks (depth 1 = the leaf alone) whose leaf does the suspensions.

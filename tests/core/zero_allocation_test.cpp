@@ -1,36 +1,10 @@
 // The zero-allocation property: once the frame pool is warm, an interleaved run (coroutine
 // frames, task chains, fiber stacks, the scheduler's ring) makes no global heap allocation.
-// This file replaces the global operator new to count calls, so it is its own executable.
+// It counts calls of the global operator new (global_allocation_counter.hpp).
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
-
 #include "core/test_operations.hpp"
-
-namespace {
-std::atomic<std::size_t> global_allocations{0};
-}
-
-void* operator new(std::size_t bytes) {
-  global_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* memory = std::malloc(bytes == 0 ? 1 : bytes)) return memory;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t bytes) { return ::operator new(bytes); }
-void* operator new(std::size_t bytes, std::align_val_t alignment) {
-  global_allocations.fetch_add(1, std::memory_order_relaxed);
-  const auto align = static_cast<std::size_t>(alignment);
-  if (void* memory = std::aligned_alloc(align, (bytes + align - 1) / align * align)) return memory;
-  throw std::bad_alloc();
-}
-void operator delete(void* memory) noexcept { std::free(memory); }
-void operator delete(void* memory, std::size_t) noexcept { std::free(memory); }
-void operator delete[](void* memory) noexcept { std::free(memory); }
-void operator delete[](void* memory, std::size_t) noexcept { std::free(memory); }
-void operator delete(void* memory, std::align_val_t) noexcept { std::free(memory); }
-void operator delete(void* memory, std::size_t, std::align_val_t) noexcept { std::free(memory); }
+#include "global_allocation_counter.hpp"
 
 namespace braid::testing {
 namespace {

@@ -45,6 +45,26 @@ void expect_refused(const std::string& name, const std::function<void(std::span<
   }
 }
 
+enum class comparators { tested, absent };
+
+// The batch lookups of `index` named `name`: multi_find under every technique and, unless
+// absent, the hand-written comparators find_group_prefetching and find_amac.
+template <class Result, comparators Which = comparators::tested, class Index, class Key>
+void expect_batch_lookups_refused(const std::string& name, const Index& index, const std::vector<Key>& keys) {
+  if constexpr (Which == comparators::tested) {
+    expect_refused<Result>(name + "::find_group_prefetching", [&](auto out, std::size_t group) {
+      index.template find_group_prefetching<prefetch_hint::t0>(keys, out, group);
+    });
+    expect_refused<Result>(name + "::find_amac", [&](auto out, std::size_t group) {
+      index.template find_amac<prefetch_hint::t0>(keys, out, group);
+    });
+  }
+  for (technique how : every_technique) {
+    expect_refused<Result>(name + "::multi_find",
+                           [&](auto out, std::size_t group) { index.multi_find(keys, out, how, group); });
+  }
+}
+
 const std::vector<std::uint64_t> keys64 = {1, 2, 3};
 const std::vector<std::uint64_t> values64 = {10, 20, 30};
 using optional64 = std::optional<std::uint64_t>;
@@ -57,41 +77,15 @@ TEST(ArgumentChecks, HashTables) {
     probing.insert(key, key);
   }
   const std::vector<std::uint32_t> keys32 = {1, 2, 3};
-  using chained_result = chained_hash_table<std::uint32_t, std::uint64_t>::result_type;
-  using probing_result = linear_probing_table<std::uint64_t>::result_type;
-  expect_refused<chained_result>("chained_hash_table::find_group_prefetching", [&](auto out, std::size_t group) {
-    chained.find_group_prefetching<prefetch_hint::t0>(keys32, out, group);
-  });
-  expect_refused<chained_result>("chained_hash_table::find_amac", [&](auto out, std::size_t group) {
-    chained.find_amac<prefetch_hint::t0>(keys32, out, group);
-  });
-  expect_refused<probing_result>("linear_probing_table::find_group_prefetching", [&](auto out, std::size_t group) {
-    probing.find_group_prefetching<prefetch_hint::t0>(keys64, out, group);
-  });
-  expect_refused<probing_result>("linear_probing_table::find_amac", [&](auto out, std::size_t group) {
-    probing.find_amac<prefetch_hint::t0>(keys64, out, group);
-  });
-  for (technique how : every_technique) {
-    expect_refused<chained_result>("chained_hash_table::multi_find",
-                                   [&](auto out, std::size_t group) { chained.multi_find(keys32, out, how, group); });
-    expect_refused<probing_result>("linear_probing_table::multi_find",
-                                   [&](auto out, std::size_t group) { probing.multi_find(keys64, out, how, group); });
-  }
+  expect_batch_lookups_refused<chained_hash_table<std::uint32_t, std::uint64_t>::result_type>("chained_hash_table",
+                                                                                          chained, keys32);
+  expect_batch_lookups_refused<linear_probing_table<std::uint64_t>::result_type>("linear_probing_table", probing,
+                                                                                 keys64);
 }
 
 TEST(ArgumentChecks, SortedArray) {
   const sorted_array<std::uint64_t> array(keys64, page_size::small_4k);
-  using result = sorted_array<std::uint64_t>::result_type;
-  expect_refused<result>("sorted_array::find_group_prefetching", [&](auto out, std::size_t group) {
-    array.find_group_prefetching<prefetch_hint::t0>(keys64, out, group);
-  });
-  expect_refused<result>("sorted_array::find_amac", [&](auto out, std::size_t group) {
-    array.find_amac<prefetch_hint::t0>(keys64, out, group);
-  });
-  for (technique how : every_technique) {
-    expect_refused<result>("sorted_array::multi_find",
-                           [&](auto out, std::size_t group) { array.multi_find(keys64, out, how, group); });
-  }
+  expect_batch_lookups_refused<sorted_array<std::uint64_t>::result_type>("sorted_array", array, keys64);
 }
 
 TEST(ArgumentChecks, OrderedStructures) {
@@ -99,24 +93,10 @@ TEST(ArgumentChecks, OrderedStructures) {
   const csb_plus_tree<std::uint64_t, std::uint64_t> csb(keys64, values64, page_size::small_4k);
   const bplus_tree<std::uint64_t, std::uint64_t> bplus(keys64, values64, page_size::small_4k);
   const skip_list<std::uint64_t, std::uint64_t> skip(keys64, values64, page_size::small_4k);
-  expect_refused<optional64>("binary_search_tree::find_group_prefetching",
-                             [&](auto out, std::size_t group) { bst.find_group_prefetching(keys64, out, group); });
-  expect_refused<optional64>("binary_search_tree::find_amac",
-                             [&](auto out, std::size_t group) { bst.find_amac(keys64, out, group); });
-  expect_refused<optional64>("csb_plus_tree::find_group_prefetching",
-                             [&](auto out, std::size_t group) { csb.find_group_prefetching(keys64, out, group); });
-  expect_refused<optional64>("csb_plus_tree::find_amac",
-                             [&](auto out, std::size_t group) { csb.find_amac(keys64, out, group); });
-  for (technique how : every_technique) {
-    expect_refused<optional64>("binary_search_tree::multi_find",
-                               [&](auto out, std::size_t group) { bst.multi_find(keys64, out, how, group); });
-    expect_refused<optional64>("csb_plus_tree::multi_find",
-                               [&](auto out, std::size_t group) { csb.multi_find(keys64, out, how, group); });
-    expect_refused<optional64>("bplus_tree::multi_find",
-                               [&](auto out, std::size_t group) { bplus.multi_find(keys64, out, how, group); });
-    expect_refused<optional64>("skip_list::multi_find",
-                               [&](auto out, std::size_t group) { skip.multi_find(keys64, out, how, group); });
-  }
+  expect_batch_lookups_refused<optional64>("binary_search_tree", bst, keys64);
+  expect_batch_lookups_refused<optional64>("csb_plus_tree", csb, keys64);
+  expect_batch_lookups_refused<optional64, comparators::absent>("bplus_tree", bplus, keys64);
+  expect_batch_lookups_refused<optional64, comparators::absent>("skip_list", skip, keys64);
   using skip_request = skip_list<std::uint64_t, std::uint64_t>::scan_request;
   const std::vector<skip_request> scans = {{1, 2}, {2, 2}, {3, 2}};
   expect_refused<std::size_t>("skip_list::multi_scan", [&](auto visited, std::size_t group) {

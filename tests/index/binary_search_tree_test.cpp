@@ -21,11 +21,7 @@ const std::vector<technique> all_techniques = {technique::naive, technique::gp, 
                                                technique::fiber, technique::adaptive};
 
 tree build_tree(const std::vector<std::uint64_t>& keys, oracle_map& oracle) {
-  std::vector<std::uint64_t> values(keys.size());
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    values[i] = value_for(keys[i]) + i;  // a repeated key must keep its first value
-    oracle.emplace(keys[i], values[i]);
-  }
+  const std::vector<std::uint64_t> values = insertion_values(keys, oracle);
   return tree(keys, values, page_size::small_4k);
 }
 
@@ -173,17 +169,8 @@ TEST(BinarySearchTree, ErasedNodesAreReused) {
 }
 
 TEST(BinarySearchTree, RejectsBadArguments) {
-  std::vector<std::uint64_t> keys = {1, 2, 3};
-  std::vector<std::uint64_t> values = {1, 2};
-  EXPECT_THROW(tree(keys, values), std::invalid_argument);
   oracle_map oracle;
-  const tree t = build_tree(keys, oracle);
-  std::vector<std::optional<std::uint64_t>> short_output(2);
-  for (technique how : all_techniques) {
-    EXPECT_THROW(t.multi_find(keys, std::span(short_output), how, 4), std::invalid_argument) << to_string(how);
-    std::vector<std::optional<std::uint64_t>> output(3);
-    EXPECT_THROW(t.multi_find(keys, std::span(output), how, 0), std::invalid_argument) << to_string(how);
-  }
+  expect_bad_arguments_rejected(build_tree({1, 2, 3}, oracle), all_techniques);
 }
 
 TEST(BinarySearchTree, MovedFromTreeIsEmpty) {

@@ -13,19 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "blink_tree_driver.hpp"
-#include "tasks/task_test_support.hpp"
+#include "index/blink_tree_test_support.hpp"
 
 namespace braid::tasks::testing {
 namespace {
-
-namespace blink = braid::bench::blink_bench;
-namespace nodes = braid::detail::blink_tree;
-using blink::key_type;
-using blink::operation_result;
-using blink::operation_status;
-using blink::request;
-using blink::request_kind;
 
 struct workload {
   std::vector<request> fill;

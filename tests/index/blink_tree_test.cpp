@@ -12,20 +12,10 @@
 #include <vector>
 
 #include "braid/core/scheduler.hpp"
-#include "blink_tree_driver.hpp"
-#include "tasks/task_test_support.hpp"
+#include "index/blink_tree_test_support.hpp"
 
 namespace braid::tasks::testing {
 namespace {
-
-namespace blink = braid::bench::blink_bench;
-namespace nodes = braid::detail::blink_tree;
-using blink::key_type;
-using blink::operation_result;
-using blink::operation_status;
-using blink::request;
-using blink::request_kind;
-using blink::value_type;
 
 TEST(BlinkNode, LayoutAndSearches) {
   EXPECT_EQ(sizeof(nodes::leaf_node), 1024u);

@@ -17,7 +17,6 @@
 namespace braid::testing {
 namespace {
 
-using entries = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
 const std::vector<technique> tree_techniques = {technique::naive, technique::coro, technique::fiber, technique::adaptive};
 
 template <class Tree>
@@ -48,28 +47,6 @@ void expect_lookups_agree(const Tree& tree, const oracle_map& oracle, std::span<
       run(sequential_scheduler{}, keys, [&](std::uint64_t key) { return tree.template lookup_nested<sequential>(key); }),
       expected)
       << where << ": lookup_nested<sequential>";
-}
-
-template <class Tree>
-void expect_scans_agree(const Tree& tree, const oracle_map& oracle, const std::vector<typename Tree::scan_request>& requests,
-                        const std::string& where, const std::vector<std::size_t>& groups = ordered_group_sizes) {
-  std::vector<entries> expected(requests.size());
-  for (std::size_t i = 0; i < requests.size(); ++i) expected[i] = expected_scan(oracle, requests[i].start, requests[i].limit);
-  for (technique how : tree_techniques) {
-    for (std::size_t group : groups) {
-      std::vector<entries> got(requests.size());
-      std::vector<std::size_t> visited(requests.size(), 999);
-      tree.multi_scan(std::span<const typename Tree::scan_request>(requests), std::span(visited), how, group,
-                      [&](std::size_t request, std::uint64_t key, std::uint64_t value) {
-                        got.at(request).emplace_back(key, value);
-                      });
-      for (std::size_t i = 0; i < requests.size(); ++i) {
-        ASSERT_EQ(got[i], expected[i]) << where << ": " << to_string(how) << " group " << group << " start "
-                                       << requests[i].start << " limit " << requests[i].limit;
-        ASSERT_EQ(visited[i], expected[i].size());
-      }
-    }
-  }
 }
 
 // Scan requests: length 0, past the end, the last and first entries, whole-tree scans (for
@@ -112,7 +89,7 @@ TYPED_TEST(BplusTree, EmptyTreeFindsAndScansNothing) {
   EXPECT_FALSE(tree.erase(3));
   expect_lookups_agree(tree, oracle, std::vector<std::uint64_t>{0, 3, ~std::uint64_t{0}}, "empty tree");
   expect_lookups_agree(tree, oracle, std::span<const std::uint64_t>{}, "no keys");
-  expect_scans_agree(tree, oracle, {{0, 5}, {7, 0}}, "empty tree");
+  expect_multi_scan_agrees(tree, oracle, {{0, 5}, {7, 0}}, tree_techniques, "empty tree");
 }
 
 TYPED_TEST(BplusTree, RandomInterleavingsOfUpdatesLookupsAndScans) {
@@ -158,7 +135,8 @@ TYPED_TEST(BplusTree, RandomInterleavingsOfUpdatesLookupsAndScans) {
       const std::string where = "batch " + std::to_string(batch);
       const auto groups = rotating_group(static_cast<std::size_t>(batch));
       expect_lookups_agree(tree, oracle, lookup_mix(oracle, 80, key_range, random), where, groups);
-      expect_scans_agree(tree, oracle, random_requests<TypeParam>(oracle, 10, key_range, random), where, groups);
+      expect_multi_scan_agrees(tree, oracle, random_requests<TypeParam>(oracle, 10, key_range, random),
+                               tree_techniques, where, groups);
     }
     if (!page_sized || from_bulk_load) {
       EXPECT_GE(tallest, 3u) << "the workload should reach three levels";
@@ -241,8 +219,8 @@ TYPED_TEST(BplusTree, BulkLoadAtEveryFillThenUpdates) {
       ASSERT_NO_THROW(tree.check_invariants());
       expect_lookups_agree(tree, oracle, lookup_mix(oracle, 100, count * 10, random), "bulk then updates",
                            rotating_group(round));
-      expect_scans_agree(tree, oracle, random_requests<TypeParam>(oracle, 8, count * 10, random), "bulk then updates",
-                         rotating_group(round++));
+      expect_multi_scan_agrees(tree, oracle, random_requests<TypeParam>(oracle, 8, count * 10, random),
+                               tree_techniques, "bulk then updates", rotating_group(round++));
     }
   }
 }

@@ -37,13 +37,10 @@ template <class Tree>
 void writers_and_readers(int writers, int readers, int steps_per_writer, std::uint64_t key_range) {
   Tree tree;
   std::vector<std::map<std::uint64_t, std::uint64_t>> replay(static_cast<std::size_t>(writers));
-  std::atomic<int> writers_done{0};
-  start_line start(writers + readers);  // readers must overlap the writers
-  std::atomic<std::uint64_t> reads_checked{0};
-  failure_log failures;
+  writer_reader_threads shared(writers, readers);
 
   auto writer = [&](int id) {
-    start.arrive_and_wait();
+    shared.start.arrive_and_wait();
     std::mt19937_64 choose(static_cast<std::uint64_t>(id) + 1);
     auto& model = replay[static_cast<std::size_t>(id)];
     for (std::uint64_t step = 1; step <= static_cast<std::uint64_t>(steps_per_writer); ++step) {
@@ -56,39 +53,28 @@ void writers_and_readers(int writers, int readers, int steps_per_writer, std::ui
         model[key] = encode(key, step);
       }
     }
-    writers_done.fetch_add(1);
+    shared.writers_done.fetch_add(1);
   };
 
   auto reader = [&](int id) {
-    start.arrive_and_wait();
+    shared.start.arrive_and_wait();
     std::mt19937_64 choose(static_cast<std::uint64_t>(id) + 100);
-    std::unordered_map<std::uint64_t, std::uint64_t> last_step;
     std::vector<std::uint64_t> keys(48);
     std::vector<std::optional<std::uint64_t>> results(48);
-    auto check = [&](std::uint64_t key, const std::optional<std::uint64_t>& value) {
-      if (!value) return;
-      if (static_cast<std::uint32_t>(*value) != key_check(key)) {
-        failures.add("a get returned a value that was never written for its key");
-        return;
-      }
-      std::uint64_t& newest = last_step[key];
-      if ((*value >> 32) < newest) failures.add("a key's value went back to an older write");
-      newest = std::max(newest, *value >> 32);
-      reads_checked.fetch_add(1, std::memory_order_relaxed);
-    };
+    written_value_check<std::uint64_t> check(shared.failures, shared.reads_checked);
     constexpr technique techniques[] = {technique::naive, technique::gp, technique::amac, technique::coro};
-    for (int round = 0; writers_done.load() < writers || round < 20; ++round) {
+    for (int round = 0; shared.writing() || round < 20; ++round) {
       const std::size_t count = 1 + choose() % keys.size();
       for (std::size_t index = 0; index < count; ++index) keys[index] = choose() % key_range;
       tree.multi_find(std::span(keys.data(), count), std::span(results.data(), count), techniques[choose() % 4],
                       1 + choose() % 24);
-      for (std::size_t index = 0; index < count; ++index) check(keys[index], results[index]);
+      for (std::size_t index = 0; index < count; ++index) check(keys[index], key_check(keys[index]), results[index]);
       if (choose() % 16 == 0) {
         std::uint64_t previous = 0;
         bool first = true;
         tree.scan(choose() % key_range, [&](std::uint64_t key, std::uint64_t value) {
-          if (!first && key <= previous) failures.add("scan out of order");
-          if (static_cast<std::uint32_t>(value) != key_check(key)) failures.add("scan returned a foreign value");
+          if (!first && key <= previous) shared.failures.add("scan out of order");
+          if (static_cast<std::uint32_t>(value) != key_check(key)) shared.failures.add("scan returned a foreign value");
           previous = key;
           first = false;
         });
@@ -96,13 +82,8 @@ void writers_and_readers(int writers, int readers, int steps_per_writer, std::ui
     }
   };
 
-  std::vector<std::thread> threads;
-  for (int id = 0; id < writers; ++id) threads.emplace_back(writer, id);
-  for (int id = 0; id < readers; ++id) threads.emplace_back(reader, id);
-  for (auto& thread : threads) thread.join();
-
-  for (const auto& message : failures.messages) ADD_FAILURE() << message;
-  EXPECT_GT(reads_checked.load(), 0u);
+  shared.run_threads(writer, reader);
+  EXPECT_GT(shared.reads_checked.load(), 0u);
   std::map<std::uint64_t, std::uint64_t> expected;
   for (const auto& model : replay) expected.insert(model.begin(), model.end());
   std::vector<std::pair<std::uint64_t, std::uint64_t>> contents;

@@ -115,10 +115,7 @@ void check_table_against_oracle(const table_type& table, const std::unordered_ma
         expected.push_back(found == oracle.end() ? result{} : result{found->second});
         ASSERT_EQ(table.find(k), expected.back()) << context << ": plain lookup of " << k;
       }
-      const std::string batch =
-          context + ", batch of " + std::to_string(length) + " keys, hit share " + std::to_string(hit_share);
-      testing::expect_all_techniques_agree(table, keys, expected, result{0xDEADBEEF}, batch);
-      testing::expect_coroutine_modes_agree(table, keys, batch);
+      testing::expect_batch_agrees(table, keys, expected, result{0xDEADBEEF}, context, hit_share);
     }
   }
 }

@@ -109,10 +109,7 @@ TEST(LinearProbingTable, EveryTechniqueMatchesThePlainLookup) {
             expected.push_back(found == oracle.end() ? result{} : result{found->second});
             ASSERT_EQ(table.find(key), expected.back()) << context << ": plain lookup of " << key;
           }
-          const std::string batch =
-              context + ", batch of " + std::to_string(length) + ", hit share " + std::to_string(hit_share);
-          testing::expect_all_techniques_agree(table, keys, expected, result{0xDEAD}, batch);
-          testing::expect_coroutine_modes_agree(table, keys, batch);
+          testing::expect_batch_agrees(table, keys, expected, result{0xDEAD}, context, hit_share);
         }
       }
     }

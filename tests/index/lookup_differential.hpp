@@ -101,6 +101,17 @@ void expect_coroutine_modes_agree(const Structure& structure, const std::vector<
   }
 }
 
+// One batch of a differential test: every technique, group and hint against `expected` (with
+// `poison` prefilled), and the coroutine's execution modes; failures name the batch.
+template <class Structure, class Key, class Result>
+void expect_batch_agrees(const Structure& structure, const std::vector<Key>& keys, const std::vector<Result>& expected,
+                         const Result& poison, const std::string& context, double hit_share) {
+  const std::string batch =
+      context + ", batch of " + std::to_string(keys.size()) + " keys, hit share " + std::to_string(hit_share);
+  expect_all_techniques_agree(structure, keys, expected, poison, batch);
+  expect_coroutine_modes_agree(structure, keys, batch);
+}
+
 // Seeds for one test: many by default, fewer under sanitizers (which run ~10x slower).
 inline std::vector<std::uint64_t> differential_seeds() {
 #if defined(BRAID_SANITIZED)

@@ -53,13 +53,10 @@ TEST(MasstreeConcurrent, WritersAndInterleavedReadersStayLinearizable) {
     for (const auto& [key, unused] : distinct) universe.push_back(key);
   }
   std::vector<std::map<std::string, std::uint64_t>> replay(writers);
-  std::atomic<int> writers_done{0};
-  start_line start(writers + readers);  // readers must overlap the writers
-  std::atomic<std::uint64_t> reads_checked{0};
-  failure_log failures;
+  writer_reader_threads shared(writers, readers);
 
   auto writer = [&](int id) {
-    start.arrive_and_wait();
+    shared.start.arrive_and_wait();
     std::mt19937_64 choose(static_cast<std::uint64_t>(id) + 1);
     std::vector<std::size_t> mine;
     for (std::size_t index = 0; index < universe.size(); ++index) {
@@ -80,7 +77,7 @@ TEST(MasstreeConcurrent, WritersAndInterleavedReadersStayLinearizable) {
           return tree.put_flat<interleaved>(key, values[key]);
         });
         for (std::size_t index = 0; index < burst.size(); ++index) {
-          if (previous[index] != expected_value(model, burst[index])) failures.add("an interleaved put returned a wrong previous value");
+          if (previous[index] != expected_value(model, burst[index])) shared.failures.add("an interleaved put returned a wrong previous value");
         }
         for (const auto& [key, value] : values) model[key] = value;
         continue;
@@ -90,46 +87,35 @@ TEST(MasstreeConcurrent, WritersAndInterleavedReadersStayLinearizable) {
       if (choose() % 4 == 0) {
         const auto removed = tree.remove(key);
         const auto expected = expected_value(model, key);
-        if (removed != expected) failures.add("remove returned a wrong previous value for a writer's own key");
+        if (removed != expected) shared.failures.add("remove returned a wrong previous value for a writer's own key");
         model.erase(key);
       } else {
         const auto previous = tree.put(key, encode(key, step));
-        if (previous != expected_value(model, key)) failures.add("put returned a wrong previous value");
+        if (previous != expected_value(model, key)) shared.failures.add("put returned a wrong previous value");
         model[key] = encode(key, step);
       }
     }
-    writers_done.fetch_add(1);
+    shared.writers_done.fetch_add(1);
   };
 
   auto reader = [&](int id) {
-    start.arrive_and_wait();
+    shared.start.arrive_and_wait();
     std::mt19937_64 choose(static_cast<std::uint64_t>(id) + 100);
-    std::unordered_map<std::string_view, std::uint64_t> last_step;  // per key, the newest step seen
     std::vector<std::string_view> keys(64);
     std::vector<std::optional<std::uint64_t>> results(64);
-    auto check = [&](std::string_view key, const std::optional<std::uint64_t>& value) {
-      if (!value) return;
-      if (static_cast<std::uint32_t>(*value) != key_check(key)) {
-        failures.add("a get returned a value that was never written for its key");
-        return;
-      }
-      std::uint64_t& newest = last_step[key];
-      if ((*value >> 32) < newest) failures.add("a key's value went back to an older write");
-      newest = std::max(newest, *value >> 32);
-      reads_checked.fetch_add(1, std::memory_order_relaxed);
-    };
-    for (int round = 0; writers_done.load() < writers || round < 20; ++round) {
+    written_value_check<std::string_view> check(shared.failures, shared.reads_checked);
+    for (int round = 0; shared.writing() || round < 20; ++round) {
       const auto how = std::array{technique::naive, technique::coro_nested, technique::coro, technique::adaptive}[choose() % 4];
       const std::size_t count = 1 + choose() % keys.size();
       for (std::size_t index = 0; index < count; ++index) keys[index] = universe[choose() % universe.size()];
       tree.multi_find(std::span(keys.data(), count), std::span(results.data(), count), how, 1 + choose() % 32);
-      for (std::size_t index = 0; index < count; ++index) check(keys[index], results[index]);
+      for (std::size_t index = 0; index < count; ++index) check(keys[index], key_check(keys[index]), results[index]);
       if (choose() % 16 == 0) {
         std::string previous;
         bool first = true;
         tree.scan(universe[choose() % universe.size()], [&](std::string_view key, std::uint64_t value) {
-          if (!first && !(previous < key)) failures.add("scan out of order");
-          if (static_cast<std::uint32_t>(value) != key_check(key)) failures.add("scan returned a foreign value");
+          if (!first && !(previous < key)) shared.failures.add("scan out of order");
+          if (static_cast<std::uint32_t>(value) != key_check(key)) shared.failures.add("scan returned a foreign value");
           previous.assign(key);
           first = false;
           return previous.size() < 1'000;  // always true: keep going to the end
@@ -138,13 +124,8 @@ TEST(MasstreeConcurrent, WritersAndInterleavedReadersStayLinearizable) {
     }
   };
 
-  std::vector<std::thread> threads;
-  for (int id = 0; id < writers; ++id) threads.emplace_back(writer, id);
-  for (int id = 0; id < readers; ++id) threads.emplace_back(reader, id);
-  for (auto& thread : threads) thread.join();
-
-  for (const auto& message : failures.messages) ADD_FAILURE() << message;
-  EXPECT_GT(reads_checked.load(), 0u);
+  shared.run_threads(writer, reader);
+  EXPECT_GT(shared.reads_checked.load(), 0u);
   std::map<std::string, std::uint64_t> expected;
   for (const auto& model : replay) expected.insert(model.begin(), model.end());
   const auto contents = tree.scan("", 1'000'000);

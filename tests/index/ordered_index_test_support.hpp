@@ -1,6 +1,6 @@
 // Test support for the ordered indexes (binary search tree, skip list, CSB+-tree, B+-tree):
-// the differential check of multi_find against std::map for every technique and group size,
-// and the key mixes the tests draw (hits, misses, repeats), all deterministic for a seed.
+// the differential checks of multi_find and multi_scan against std::map for every technique
+// and group size, and the key mixes the tests draw (hits, misses, repeats), all deterministic for a seed.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -11,6 +11,7 @@
 #include <optional>
 #include <random>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,18 @@ inline std::string seed_label(std::uint64_t seed) { return "seed " + std::to_str
 
 // A value derived from the key, so a wrong pairing of key and value is visible.
 inline std::uint64_t value_for(std::uint64_t key) { return key * 0x9E3779B97F4A7C15ull + 7; }
+
+// Values for building from `keys` in insertion order: value_for(key) + position, so that a
+// repeated key's values differ; `oracle` records each key with its first value, which the
+// build must keep.
+inline std::vector<std::uint64_t> insertion_values(const std::vector<std::uint64_t>& keys, oracle_map& oracle) {
+  std::vector<std::uint64_t> values(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    values[i] = value_for(keys[i]) + i;
+    oracle.emplace(keys[i], values[i]);
+  }
+  return values;
+}
 
 // `count` keys drawn from [0, key_range): repeats are likely when the range is small.
 inline std::vector<std::uint64_t> random_keys(std::size_t count, std::uint64_t key_range, std::mt19937_64& random) {
@@ -118,12 +131,54 @@ void expect_multi_find_agrees(const Index& index, const oracle_map& oracle, std:
   }
 }
 
+using entries = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
+
 // The entries std::map visits from lower_bound(start), at most `limit` of them.
-inline std::vector<std::pair<std::uint64_t, std::uint64_t>> expected_scan(const oracle_map& oracle,
-                                                                         std::uint64_t start, std::size_t limit) {
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> entries;
-  for (auto it = oracle.lower_bound(start); it != oracle.end() && entries.size() < limit; ++it) entries.push_back(*it);
-  return entries;
+inline entries expected_scan(const oracle_map& oracle, std::uint64_t start, std::size_t limit) {
+  entries visited;
+  for (auto it = oracle.lower_bound(start); it != oracle.end() && visited.size() < limit; ++it) visited.push_back(*it);
+  return visited;
+}
+
+// Building from keys {1, 2, 3} and two values throws std::invalid_argument, and so does
+// multi_find of `index` (built from those keys) with a short output or group 0, under every
+// technique of `techniques`.
+template <class Index, class Techniques>
+void expect_bad_arguments_rejected(const Index& index, const Techniques& techniques) {
+  const std::vector<std::uint64_t> keys = {1, 2, 3};
+  const std::vector<std::uint64_t> too_few_values = {1, 2};
+  EXPECT_THROW(Index(keys, too_few_values), std::invalid_argument);
+  std::vector<std::optional<std::uint64_t>> short_output(2);
+  std::vector<std::optional<std::uint64_t>> output(3);
+  for (technique how : techniques) {
+    EXPECT_THROW(index.multi_find(keys, std::span(short_output), how, 4), std::invalid_argument) << to_string(how);
+    EXPECT_THROW(index.multi_find(keys, std::span(output), how, 0), std::invalid_argument) << to_string(how);
+  }
+}
+
+// Runs `requests` with every technique of `techniques` and every group size; checks each
+// request's entries and its count of visited entries.
+template <class Index, class Techniques>
+void expect_multi_scan_agrees(const Index& index, const oracle_map& oracle,
+                              const std::vector<typename Index::scan_request>& requests, const Techniques& techniques,
+                              const std::string& where, const std::vector<std::size_t>& groups = ordered_group_sizes) {
+  std::vector<entries> expected(requests.size());
+  for (std::size_t i = 0; i < requests.size(); ++i) expected[i] = expected_scan(oracle, requests[i].start, requests[i].limit);
+  for (technique how : techniques) {
+    for (std::size_t group : groups) {
+      std::vector<entries> got(requests.size());
+      std::vector<std::size_t> visited(requests.size(), 999);
+      index.multi_scan(std::span<const typename Index::scan_request>(requests), std::span(visited), how, group,
+                       [&](std::size_t request, std::uint64_t key, std::uint64_t value) {
+                         got.at(request).emplace_back(key, value);
+                       });
+      for (std::size_t i = 0; i < requests.size(); ++i) {
+        ASSERT_EQ(got[i], expected[i]) << where << ": " << to_string(how) << " group " << group << " request " << i
+                                       << " start " << requests[i].start << " limit " << requests[i].limit;
+        ASSERT_EQ(visited[i], expected[i].size()) << where << ": " << to_string(how) << " group " << group;
+      }
+    }
+  }
 }
 
 }  // namespace braid::testing

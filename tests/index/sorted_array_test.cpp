@@ -100,10 +100,7 @@ void check_against_lower_bound(std::uint64_t seed, MakeKey make_key, Key below_a
           ASSERT_EQ(array.find(key), expected.back()) << context << ": branch-free search";
           ASSERT_EQ(array.find_branchy(key), expected.back()) << context << ": branchy search";
         }
-        const std::string batch =
-            context + ", batch of " + std::to_string(length) + ", hit share " + std::to_string(hit_share);
-        testing::expect_all_techniques_agree(array, keys, expected, result{12345}, batch);
-        testing::expect_coroutine_modes_agree(array, keys, batch);
+        testing::expect_batch_agrees(array, keys, expected, result{12345}, context, hit_share);
       }
     }
   }

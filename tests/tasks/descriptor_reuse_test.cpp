@@ -1,56 +1,13 @@
 // Descriptor reuse: once the workers' caches are warm, spawning and finishing tasks (also
 // across workers) takes no memory from the global heap and nothing from the shared
-// descriptor heap. This file replaces the global operator new to count calls, so it is its
-// own executable. (ThreadSanitizer's runtime defines operator new itself: under TSan only the
-// descriptor heap's own counters are checked.)
+// descriptor heap. It counts calls of the global operator new (global_allocation_counter.hpp).
+// (ThreadSanitizer's runtime defines operator new itself: under TSan only the descriptor
+// heap's own counters are checked.)
 // braid-test: concurrent
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
-
+#include "global_allocation_counter.hpp"
 #include "tasks/task_test_support.hpp"
-
-#if defined(__SANITIZE_THREAD__)
-#define BRAID_COUNTS_GLOBAL_ALLOCATIONS 0
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define BRAID_COUNTS_GLOBAL_ALLOCATIONS 0
-#endif
-#endif
-#ifndef BRAID_COUNTS_GLOBAL_ALLOCATIONS
-#define BRAID_COUNTS_GLOBAL_ALLOCATIONS 1
-#endif
-
-namespace {
-std::atomic<std::size_t> global_allocations{0};
-}
-
-#if BRAID_COUNTS_GLOBAL_ALLOCATIONS
-
-void* operator new(std::size_t bytes) {
-  global_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* memory = std::malloc(bytes == 0 ? 1 : bytes)) return memory;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t bytes) { return ::operator new(bytes); }
-void* operator new(std::size_t bytes, std::align_val_t alignment) {
-  global_allocations.fetch_add(1, std::memory_order_relaxed);
-  const auto align = static_cast<std::size_t>(alignment);
-  if (void* memory = std::aligned_alloc(align, (bytes + align - 1) / align * align)) return memory;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t bytes, std::align_val_t alignment) { return ::operator new(bytes, alignment); }
-void operator delete(void* memory) noexcept { std::free(memory); }
-void operator delete(void* memory, std::size_t) noexcept { std::free(memory); }
-void operator delete[](void* memory) noexcept { std::free(memory); }
-void operator delete[](void* memory, std::size_t) noexcept { std::free(memory); }
-void operator delete(void* memory, std::align_val_t) noexcept { std::free(memory); }
-void operator delete(void* memory, std::size_t, std::align_val_t) noexcept { std::free(memory); }
-void operator delete[](void* memory, std::align_val_t) noexcept { std::free(memory); }
-void operator delete[](void* memory, std::size_t, std::align_val_t) noexcept { std::free(memory); }
-#endif
 
 namespace braid::tasks::testing {
 namespace {

@@ -54,6 +54,7 @@
 #include "braid/core/huge_buffer.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
+#include "braid/index/detail/build_arguments.hpp"
 #include "braid/index/detail/loads.hpp"
 #include "braid/index/detail/multi_find.hpp"
 #include "braid/index/detail/ordered_node_arena.hpp"
@@ -91,10 +92,7 @@ class binary_search_tree : public detail::multi_find_member<binary_search_tree<K
   // the first pair wins. Throws std::invalid_argument if the spans differ in length.
   binary_search_tree(std::span<const Key> keys, std::span<const Value> values, page_size pages = page_size::huge_2m)
       : arena_(pages) {
-    if (keys.size() != values.size()) {
-      throw std::invalid_argument("binary_search_tree: " + std::to_string(keys.size()) + " keys but " +
-                                  std::to_string(values.size()) + " values");
-    }
+    detail::check_same_length(keys.size(), values.size(), "binary_search_tree");
     build_in_insertion_order(keys, values);
   }
 
@@ -416,12 +414,7 @@ class binary_search_tree : public detail::multi_find_member<binary_search_tree<K
   // keys in order, with a stack of the rightmost path.
   void build_in_insertion_order(std::span<const Key> keys, std::span<const Value> values) {
     if (keys.empty()) return;
-    std::vector<std::pair<Key, std::size_t>> by_key(keys.size());
-    for (std::size_t i = 0; i < keys.size(); ++i) by_key[i] = {keys[i], i};
-    std::sort(by_key.begin(), by_key.end());
-    by_key.erase(std::unique(by_key.begin(), by_key.end(),
-                             [](const auto& left, const auto& right) { return left.first == right.first; }),
-                 by_key.end());
+    const std::vector<std::pair<Key, std::size_t>> by_key = detail::first_positions_by_key(keys);
 
     // Arena slot of each kept position: its rank among the kept positions.
     std::vector<std::size_t> slot_of_position;

@@ -70,6 +70,7 @@
 #include "braid/core/prefetch.hpp"
 #include "braid/core/scheduler.hpp"
 #include "braid/core/task.hpp"
+#include "braid/index/detail/build_arguments.hpp"
 #include "braid/index/detail/multi_scan.hpp"
 #include "braid/index/detail/ordered_node_arena.hpp"
 #include "braid/index/technique.hpp"
@@ -127,16 +128,9 @@ class bplus_tree : public detail::multi_find_member<bplus_tree<Key, Value, NodeB
   bplus_tree(std::span<const Key> sorted_keys, std::span<const Value> values, page_size pages = page_size::huge_2m,
              double fill = 1.0)
       : arena_(pages) {
-    if (sorted_keys.size() != values.size()) {
-      throw std::invalid_argument("bplus_tree: " + std::to_string(sorted_keys.size()) + " keys but " +
-                                  std::to_string(values.size()) + " values");
-    }
+    detail::check_same_length(sorted_keys.size(), values.size(), "bplus_tree");
     if (!(fill >= 0.5 && fill <= 1.0)) throw std::invalid_argument("bplus_tree: fill must be in [0.5, 1]");
-    for (std::size_t i = 1; i < sorted_keys.size(); ++i) {
-      if (!(sorted_keys[i - 1] < sorted_keys[i])) {
-        throw std::invalid_argument("bplus_tree: keys must be strictly increasing (position " + std::to_string(i) + ")");
-      }
-    }
+    detail::check_strictly_increasing(sorted_keys, "bplus_tree");
     bulk_load(sorted_keys, values, fill);
   }
 

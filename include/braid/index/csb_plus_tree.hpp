@@ -62,6 +62,7 @@
 #include "braid/core/huge_buffer.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
+#include "braid/index/detail/build_arguments.hpp"
 #include "braid/index/detail/csb_plus_tree_levels.hpp"
 #include "braid/index/detail/loads.hpp"
 #include "braid/index/detail/multi_find.hpp"
@@ -106,16 +107,8 @@ class csb_plus_tree : public detail::multi_find_member<csb_plus_tree<Key, Value,
   // values, or if the tree would need more than 2^32 nodes.
   csb_plus_tree(std::span<const Key> sorted_keys, std::span<const Value> values, page_size pages = page_size::huge_2m)
       : arena_(pages) {
-    if (sorted_keys.size() != values.size()) {
-      throw std::invalid_argument("csb_plus_tree: " + std::to_string(sorted_keys.size()) + " keys but " +
-                                  std::to_string(values.size()) + " values");
-    }
-    for (std::size_t i = 1; i < sorted_keys.size(); ++i) {
-      if (!(sorted_keys[i - 1] < sorted_keys[i])) {
-        throw std::invalid_argument("csb_plus_tree: keys must be strictly increasing (position " + std::to_string(i) +
-                                    ")");
-      }
-    }
+    detail::check_same_length(sorted_keys.size(), values.size(), "csb_plus_tree");
+    detail::check_strictly_increasing(sorted_keys, "csb_plus_tree");
     bulk_load(sorted_keys, values);
   }
 
@@ -170,7 +163,7 @@ class csb_plus_tree : public detail::multi_find_member<csb_plus_tree<Key, Value,
 
   template <prefetch_hint Hint = default_prefetch_hint>
   [[nodiscard]] std::optional<Value> find_on_fiber(fiber_context& context, const Key& key) const {
-    return descend(key, whole_node_fiber_load<Hint>{context});
+    return descend(key, detail::fiber_load<Hint>{&context});
   }
 
   // Group prefetching: every lookup descends the same number of levels, so a group moves in
@@ -293,15 +286,6 @@ class csb_plus_tree : public detail::multi_find_member<csb_plus_tree<Key, Value,
 
  private:
   using raw_node = typename levels_type::raw_node;
-
-  template <prefetch_hint Hint>
-  struct whole_node_fiber_load {
-    fiber_context& context;
-    template <class Node>
-    Node& operator()(Node* node) const {
-      return fiber_fetch_lines<Hint>(context, node);
-    }
-  };
 
   [[nodiscard]] const raw_node* node_at(node_index index) const noexcept { return nodes_ + index; }
   [[nodiscard]] const inner_node* inner_at(node_index index) const noexcept {

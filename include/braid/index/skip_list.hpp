@@ -57,6 +57,7 @@
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
 #include "braid/core/scheduler.hpp"
+#include "braid/index/detail/build_arguments.hpp"
 #include "braid/index/detail/multi_scan.hpp"
 #include "braid/index/detail/ordered_node_arena.hpp"
 #include "braid/index/technique.hpp"
@@ -98,10 +99,7 @@ class skip_list : public detail::multi_find_member<skip_list<Key, Value>, Key, s
   skip_list(std::span<const Key> keys, std::span<const Value> values, page_size pages = page_size::huge_2m,
             std::uint64_t height_seed = default_height_seed)
       : arena_(pages), height_random_(height_seed) {
-    if (keys.size() != values.size()) {
-      throw std::invalid_argument("skip_list: " + std::to_string(keys.size()) + " keys but " +
-                                  std::to_string(values.size()) + " values");
-    }
+    detail::check_same_length(keys.size(), values.size(), "skip_list");
     reset_head();
     build_in_insertion_order(keys, values);
   }
@@ -428,12 +426,7 @@ class skip_list : public detail::multi_find_member<skip_list<Key, Value>, Key, s
   // Nodes are allocated in insertion order (heights drawn in that order, as inserts would),
   // then linked level by level in one sweep over the keys in order.
   void build_in_insertion_order(std::span<const Key> keys, std::span<const Value> values) {
-    std::vector<std::pair<Key, std::size_t>> by_key(keys.size());
-    for (std::size_t i = 0; i < keys.size(); ++i) by_key[i] = {keys[i], i};
-    std::sort(by_key.begin(), by_key.end());
-    by_key.erase(std::unique(by_key.begin(), by_key.end(),
-                             [](const auto& left, const auto& right) { return left.first == right.first; }),
-                 by_key.end());
+    const std::vector<std::pair<Key, std::size_t>> by_key = detail::first_positions_by_key(keys);
     std::vector<std::size_t> kept_positions(by_key.size());
     for (std::size_t i = 0; i < by_key.size(); ++i) kept_positions[i] = by_key[i].second;
     std::sort(kept_positions.begin(), kept_positions.end());

@@ -1,0 +1,28 @@
+#include "commands.hpp"
+
+#include <algorithm>
+
+namespace braid::bench {
+
+const std::vector<command>& commands() {
+  static const std::vector<command> all = {
+      {"headline", "headline [--quick] [--full-size] [--out DIR]",
+       "the main job: headline table, report and plots in results/ (what `make bench` runs)", headline_command},
+      {"list", "list [--names]", "experiments and figure presets, one a line, with the figure they reproduce",
+       list_command},
+      {"roofline", "roofline [options]",
+       "this machine's dependent-load latency and memory-level parallelism (k = 1..64 chases)", roofline_command},
+      {"run", "run NAME [options]", "run one experiment or figure preset; `braid-bench run --help` for the options",
+       run_command},
+      {"workload", "workload --ycsb W --records N [options]",
+       "writes YCSB workload files (fill + run); `braid-bench workload --help`", workload_command},
+  };
+  return all;
+}
+
+bool asks_for_help(const std::vector<std::string>& arguments) {
+  return std::any_of(arguments.begin(), arguments.end(),
+                     [](const std::string& argument) { return argument == "--help" || argument == "-h"; });
+}
+
+}  // namespace braid::bench
