@@ -301,18 +301,13 @@ class csb_plus_tree : public detail::multi_find_member<csb_plus_tree<Key, Value,
     const auto layout = levels_type::plan(leaves, "csb_plus_tree");
     tree_.arena.reserve(layout.total * NodeBytes);
     tree_.allocate(layout, n);
-    // Leaves, spreading the entries evenly; the level above needs each one's smallest key.
-    std::vector<Key> smallest(leaves);
-    for (std::size_t leaf = 0; leaf < leaves; ++leaf) {
-      const std::size_t begin = levels_type::even_split(n, leaves, leaf);
-      const std::size_t end = levels_type::even_split(n, leaves, leaf + 1);
-      auto* node = std::construct_at(reinterpret_cast<leaf_node*>(tree_.nodes + tree_.first_leaf + leaf));
-      node->count = static_cast<node_index>(end - begin);
-      std::copy(keys.begin() + static_cast<std::ptrdiff_t>(begin), keys.begin() + static_cast<std::ptrdiff_t>(end), node->keys);
-      std::copy(values.begin() + static_cast<std::ptrdiff_t>(begin), values.begin() + static_cast<std::ptrdiff_t>(end),
-                node->values);
-      smallest[leaf] = keys[begin];
-    }
+    std::vector<Key> smallest =
+        tree_.template build_leaves<leaf_node>([&](leaf_node& leaf, std::size_t begin, std::size_t end) {
+          std::copy(keys.begin() + static_cast<std::ptrdiff_t>(begin), keys.begin() + static_cast<std::ptrdiff_t>(end), leaf.keys);
+          std::copy(values.begin() + static_cast<std::ptrdiff_t>(begin), values.begin() + static_cast<std::ptrdiff_t>(end),
+                    leaf.values);
+          return keys[begin];
+        });
     levels_type::build_inner_levels(tree_.nodes, layout, std::move(smallest));
   }
 
@@ -500,15 +495,11 @@ class csb_plus_tree_over_codes : public detail::multi_find_member<csb_plus_tree_
     std::uninitialized_copy(dictionary.begin(), dictionary.end(), stored);
     dictionary_ = stored;
     tree_.allocate(layout, n);
-    std::vector<Key> smallest(leaves);
-    for (std::size_t leaf = 0; leaf < leaves; ++leaf) {
-      const std::size_t begin = levels_type::even_split(n, leaves, leaf);
-      const std::size_t end = levels_type::even_split(n, leaves, leaf + 1);
-      auto* node = std::construct_at(reinterpret_cast<leaf_node*>(tree_.nodes + tree_.first_leaf + leaf));
-      node->count = static_cast<node_index>(end - begin);
-      for (std::size_t i = begin; i < end; ++i) node->codes[i - begin] = by_value[i].second;
-      smallest[leaf] = by_value[begin].first;
-    }
+    std::vector<Key> smallest =
+        tree_.template build_leaves<leaf_node>([&](leaf_node& leaf, std::size_t begin, std::size_t end) {
+          for (std::size_t i = begin; i < end; ++i) leaf.codes[i - begin] = by_value[i].second;
+          return by_value[begin].first;
+        });
     levels_type::build_inner_levels(tree_.nodes, layout, std::move(smallest));
   }
 

@@ -182,6 +182,23 @@ struct csb_plus_tree_levels {
       size = entries;
     }
 
+    // Constructs the leaves (of type Leaf) over the `size` entries, spread evenly;
+    // fill(leaf, begin, end) writes entries [begin, end) into one and returns its smallest key.
+    // Returns the smallest key of every leaf, in order, for build_inner_levels.
+    template <class Leaf, class Fill>
+    std::vector<Key> build_leaves(Fill fill) {
+      const std::size_t leaves = node_count - first_leaf;
+      std::vector<Key> smallest(leaves);
+      for (std::size_t leaf = 0; leaf < leaves; ++leaf) {
+        const std::size_t begin = even_split(size, leaves, leaf);
+        const std::size_t end = even_split(size, leaves, leaf + 1);
+        auto* node = std::construct_at(reinterpret_cast<Leaf*>(nodes + first_leaf + leaf));
+        node->count = static_cast<node_index>(end - begin);
+        smallest[leaf] = fill(*node, begin, end);
+      }
+      return smallest;
+    }
+
     // The node at `index` as an inner node or a leaf of type Node.
     template <class Node>
     [[nodiscard]] const Node* at(node_index index) const noexcept {
