@@ -38,29 +38,12 @@ TEST(BinarySearchTree, EmptyTreeReportsEveryKeyAbsent) {
 }
 
 TEST(BinarySearchTree, EveryTechniqueAgreesWithStdMap) {
-  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
-    std::mt19937_64 random(seed);
-    for (std::size_t count : {1, 2, 5, 100, 1500}) {
-      SCOPED_TRACE(seed_label(seed) + " count " + std::to_string(count));
-      const std::uint64_t key_range = seed % 2 == 0 ? count * 3 : ~std::uint64_t{0};
-      oracle_map oracle;
-      const tree t = build_tree(random_keys(count, key_range, random), oracle);
-      ASSERT_EQ(t.size(), oracle.size());
-      t.check_invariants();
-      const auto keys = lookup_mix(oracle, 300, key_range, random);
-      expect_multi_find_agrees(t, oracle, keys, all_techniques, "lookups");
-      // Fewer keys than the group: the drain of every technique.
-      expect_multi_find_agrees(t, oracle, std::span(keys).first(3), all_techniques, "three keys");
-
-      for (std::uint64_t key : keys) {
-        ASSERT_EQ(t.find_branchy(key), t.find(key)) << "key " << key;
-      }
-      // lookup<sequential> is the plain algorithm: same results without any scheduler work.
-      const auto sequential_results =
-          run(sequential_scheduler{}, keys, [&](std::uint64_t key) { return t.lookup<sequential>(key); });
-      ASSERT_EQ(sequential_results, expected_lookups(oracle, keys));
-    }
-  }
+  expect_random_lookups_agree(
+      all_techniques,
+      [](const std::vector<std::uint64_t>& keys, oracle_map& oracle, std::uint64_t) { return build_tree(keys, oracle); },
+      [](const tree& t, const std::vector<std::uint64_t>& keys) {
+        for (std::uint64_t key : keys) ASSERT_EQ(t.find_branchy(key), t.find(key)) << "key " << key;
+      });
 }
 
 TEST(BinarySearchTree, NonTemporalHintGivesTheSameResults) {

@@ -220,12 +220,20 @@ TEST(BwTree, HandWrittenTechniquesApplyWritesInInputOrder) {
   }
 }
 
-TEST(BwTree, ScanFromAnyKey) {
+// Fills a small-node tree and its model with 20,000 random operations on keys below 100,000
+// (seed `seed`), then calls probe(tree, model, index, random) for 200 probe indexes, `random`
+// seeded with seed + 1; scans may start anywhere below 110,000.
+template <class Probe>
+void scan_probes(std::uint64_t seed, Probe probe) {
   small_tree tree;
   model_type model;
-  random_operations(61, 20'000, 100'000, tree, model);
-  std::mt19937_64 random(62);
-  for (int probe = 0; probe < 200; ++probe) {
+  random_operations(seed, 20'000, 100'000, tree, model);
+  std::mt19937_64 random(seed + 1);
+  for (int index = 0; index < 200 && !::testing::Test::HasFatalFailure(); ++index) probe(tree, model, index, random);
+}
+
+TEST(BwTree, ScanFromAnyKey) {
+  scan_probes(61, [](const small_tree& tree, const model_type& model, int, std::mt19937_64& random) {
     const std::uint64_t from = random() % 110'000;
     std::size_t limit = random() % 50;
     std::vector<std::uint64_t> seen;
@@ -242,15 +250,11 @@ TEST(BwTree, ScanFromAnyKey) {
     }
     if (limit == 0) limit = 1;  // the visitor is called at least once when a key exists
     ASSERT_EQ(seen.size(), std::min<std::size_t>(limit, static_cast<std::size_t>(std::distance(model.lower_bound(from), model.end()))));
-  }
+  });
 }
 
 TEST(BwTree, ProtocolScanVisitsUpToTheLimit) {
-  small_tree tree;
-  model_type model;
-  random_operations(63, 20'000, 100'000, tree, model);
-  std::mt19937_64 random(64);
-  for (int probe = 0; probe < 200; ++probe) {
+  scan_probes(63, [](const small_tree& tree, const model_type& model, int probe, std::mt19937_64& random) {
     const std::uint64_t start = probe == 0 ? 0 : random() % 110'000;
     const std::size_t limit = probe == 1 ? 0 : probe == 2 ? model.size() + 5 : random() % 70;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> seen;
@@ -259,7 +263,7 @@ TEST(BwTree, ProtocolScanVisitsUpToTheLimit) {
     for (auto at = model.lower_bound(start); at != model.end() && expected.size() < limit; ++at) expected.emplace_back(*at);
     ASSERT_EQ(seen, expected) << "start " << start << " limit " << limit;
     ASSERT_EQ(visited, expected.size());
-  }
+  });
 }
 
 TEST(BwTree, ExtremeKeys) {

@@ -129,6 +129,27 @@ TYPED_TEST(CsbPlusTree, NonTemporalHintGivesTheSameResults) {
   }
 }
 
+TYPED_TEST(CsbPlusTree, MovesLeaveTheSourceEmpty) {
+  std::mt19937_64 random(71);
+  const oracle_map oracle = random_oracle(3000, ~std::uint64_t{0}, random);
+  TypeParam source = build_tree<TypeParam>(oracle);
+  const std::vector<std::uint64_t> keys = lookup_mix(oracle, 200, ~std::uint64_t{0}, random);
+  TypeParam moved(std::move(source));
+  EXPECT_EQ(source.size(), 0u);  // NOLINT(bugprone-use-after-move): a moved-from tree is empty
+  EXPECT_EQ(source.levels(), 0u);
+  source.check_invariants();
+  expect_multi_find_agrees(source, oracle_map{}, keys, all_techniques, "moved-from");
+  moved.check_invariants();
+  expect_multi_find_agrees(moved, oracle, keys, all_techniques, "move-constructed");
+  TypeParam assigned;
+  assigned = std::move(moved);
+  EXPECT_EQ(moved.node_count(), 0u);  // NOLINT(bugprone-use-after-move)
+  assigned.check_invariants();
+  expect_multi_find_agrees(assigned, oracle, keys, all_techniques, "move-assigned");
+  assigned = build_tree<TypeParam>(oracle_map{});
+  EXPECT_TRUE(assigned.empty());
+}
+
 TYPED_TEST(CsbPlusTree, BulkLoadRejectsUnsortedOrRepeatedKeys) {
   const std::vector<std::uint64_t> values = {1, 2, 3};
   EXPECT_THROW(TypeParam(std::vector<std::uint64_t>{1, 3, 2}, values), std::invalid_argument);
@@ -197,6 +218,21 @@ TYPED_TEST(CsbPlusTreeOverCodes, LocatesEveryValueAsStdMapDoes) {
       expect_codes_agree(tree, oracle, lookup_mix(as_values, 200, key_range, random), "locate");
     }
   }
+}
+
+TYPED_TEST(CsbPlusTreeOverCodes, MovesLeaveTheSourceEmpty) {
+  TypeParam source(std::vector<std::uint64_t>{30, 10, 20}, page_size::small_4k);
+  TypeParam moved(std::move(source));
+  EXPECT_EQ(source.size(), 0u);  // NOLINT(bugprone-use-after-move): a moved-from index is empty
+  EXPECT_TRUE(source.dictionary().empty());
+  source.check_invariants();
+  expect_codes_agree(source, {}, {10, 20}, "moved-from");
+  expect_codes_agree(moved, {{10, 1}, {20, 2}, {30, 0}}, {10, 15, 20, 30}, "move-constructed");
+  TypeParam assigned(std::vector<std::uint64_t>{5}, page_size::small_4k);
+  assigned = std::move(moved);
+  EXPECT_EQ(moved.levels(), 0u);  // NOLINT(bugprone-use-after-move)
+  assigned.check_invariants();
+  expect_codes_agree(assigned, {{10, 1}, {20, 2}, {30, 0}}, {5, 10, 20, 30}, "move-assigned");
 }
 
 TYPED_TEST(CsbPlusTreeOverCodes, EmptyRepeatedAndUnavailable) {

@@ -77,15 +77,23 @@ void random_operations(std::uint64_t seed, std::size_t operations, tree_type& tr
   }
 }
 
-TEST(Masstree, RandomOperationsMatchStdMap) {
-  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+// For every seed from `first` to `last`: a tree and its model after `operations` random
+// operations with that seed, handed to check(tree, model, seed).
+template <class Check>
+void for_each_random_tree(std::uint64_t first, std::uint64_t last, std::size_t operations, Check check) {
+  for (std::uint64_t seed = first; seed <= last && !::testing::Test::HasFatalFailure(); ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     tree_type tree;
     model_type model;
-    random_operations(seed, 30'000, tree, model);
-    if (HasFatalFailure()) return;
-    expect_same_contents(tree, model);
+    random_operations(seed, operations, tree, model);
+    if (!::testing::Test::HasFatalFailure()) check(tree, model, seed);
   }
+}
+
+TEST(Masstree, RandomOperationsMatchStdMap) {
+  for_each_random_tree(1, 6, 30'000, [](const tree_type& tree, const model_type& model, std::uint64_t) {
+    expect_same_contents(tree, model);
+  });
 }
 
 TEST(Masstree, EveryGetTechniqueAndGroupSizeMatchesFind) {
@@ -174,11 +182,7 @@ TEST(Masstree, InterleavedWritesOfDistinctKeys) {
 }
 
 TEST(Masstree, ScanFromAnyKeyMatchesLowerBound) {
-  for (std::uint64_t seed = 31; seed <= 33; ++seed) {
-    SCOPED_TRACE("seed " + std::to_string(seed));
-    tree_type tree;
-    model_type model;
-    random_operations(seed, 8'000, tree, model);
+  for_each_random_tree(31, 33, 8'000, [](const tree_type& tree, const model_type& model, std::uint64_t seed) {
     std::mt19937_64 random(seed * 7);
     for (int probe = 0; probe < 300; ++probe) {
       const std::string from = masstree_test_key(random);
@@ -193,7 +197,7 @@ TEST(Masstree, ScanFromAnyKeyMatchesLowerBound) {
       }
       ASSERT_EQ(scanned.size(), index);
     }
-  }
+  });
 }
 
 TEST(Masstree, ScanVisitorCanStopAndCounts) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "braid/core/prefetch.hpp"
+#include "braid/core/scheduler.hpp"
 #include "braid/index/technique.hpp"
 
 namespace braid::testing {
@@ -127,6 +128,34 @@ void expect_multi_find_agrees(const Index& index, const oracle_map& oracle, std:
                  << (expected[i] ? std::to_string(*expected[i]) : "absent");
         }
       }
+    }
+  }
+}
+
+// For seeds 1..12 and 1, 2, 5, 100 and 1,500 random keys (dense ranges for even seeds, the
+// whole 64-bit range for odd ones): the index build(keys, oracle, seed) returns must hold what
+// the oracle holds and keep its invariants; its lookups of a mix of hits, misses and repeats
+// must agree with the oracle for every technique and group (also for three keys, fewer than a
+// group) and through lookup<sequential>; then also(index, keys) checks what is its own.
+template <class Build, class Also>
+void expect_random_lookups_agree(const std::vector<technique>& techniques, Build build, Also also) {
+  for (std::uint64_t seed = 1; seed <= 12 && !::testing::Test::HasFatalFailure(); ++seed) {
+    std::mt19937_64 random(seed);
+    for (std::size_t count : {1, 2, 5, 100, 1500}) {
+      SCOPED_TRACE(seed_label(seed) + " count " + std::to_string(count));
+      const std::uint64_t key_range = seed % 2 == 0 ? count * 3 : ~std::uint64_t{0};
+      oracle_map oracle;
+      const auto index = build(random_keys(count, key_range, random), oracle, seed);
+      ASSERT_EQ(index.size(), oracle.size());
+      index.check_invariants();
+      const auto keys = lookup_mix(oracle, 300, key_range, random);
+      expect_multi_find_agrees(index, oracle, keys, techniques, "lookups");
+      expect_multi_find_agrees(index, oracle, std::span(keys).first(3), techniques, "three keys");
+      const auto sequential_results =
+          run(sequential_scheduler{}, keys, [&](std::uint64_t key) { return index.template lookup<sequential>(key); });
+      ASSERT_EQ(sequential_results, expected_lookups(oracle, keys));
+      also(index, keys);
+      if (::testing::Test::HasFatalFailure()) return;
     }
   }
 }

@@ -101,44 +101,24 @@ class csb_plus_tree : public detail::multi_find_member<csb_plus_tree<Key, Value,
   };
   static_assert(sizeof(leaf_node) == NodeBytes);
 
-  explicit csb_plus_tree(page_size pages = page_size::huge_2m) : arena_(pages) {}
+  explicit csb_plus_tree(page_size pages = page_size::huge_2m) : tree_(pages) {}
 
   // Bulk load. Throws std::invalid_argument unless keys are strictly increasing and as many as
   // values, or if the tree would need more than 2^32 nodes.
   csb_plus_tree(std::span<const Key> sorted_keys, std::span<const Value> values, page_size pages = page_size::huge_2m)
-      : arena_(pages) {
+      : tree_(pages) {
     detail::check_same_length(sorted_keys.size(), values.size(), "csb_plus_tree");
     detail::check_strictly_increasing(sorted_keys, "csb_plus_tree");
     bulk_load(sorted_keys, values);
   }
 
-  // A moved-from tree is empty.
-  csb_plus_tree(csb_plus_tree&& other) noexcept
-      : arena_(std::move(other.arena_)),
-        nodes_(std::exchange(other.nodes_, nullptr)),
-        levels_(std::exchange(other.levels_, 0)),
-        first_leaf_(std::exchange(other.first_leaf_, 0)),
-        node_count_(std::exchange(other.node_count_, 0)),
-        size_(std::exchange(other.size_, 0)) {}
-  csb_plus_tree& operator=(csb_plus_tree&& other) noexcept {
-    if (this != &other) {
-      arena_ = std::move(other.arena_);
-      nodes_ = std::exchange(other.nodes_, nullptr);
-      levels_ = std::exchange(other.levels_, 0);
-      first_leaf_ = std::exchange(other.first_leaf_, 0);
-      node_count_ = std::exchange(other.node_count_, 0);
-      size_ = std::exchange(other.size_, 0);
-    }
-    return *this;
-  }
-
-  [[nodiscard]] std::size_t size() const noexcept { return size_; }
-  [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+  [[nodiscard]] std::size_t size() const noexcept { return tree_.size; }
+  [[nodiscard]] bool empty() const noexcept { return tree_.size == 0; }
   // Levels from the root to the leaves (1: the root is a leaf; 0: empty tree).
-  [[nodiscard]] std::size_t levels() const noexcept { return levels_; }
-  [[nodiscard]] std::size_t node_count() const noexcept { return node_count_; }
-  [[nodiscard]] std::size_t memory_bytes() const noexcept { return arena_.reserved_bytes(); }
-  [[nodiscard]] std::string describe_pages() const { return arena_.describe_pages(); }
+  [[nodiscard]] std::size_t levels() const noexcept { return tree_.levels; }
+  [[nodiscard]] std::size_t node_count() const noexcept { return tree_.node_count; }
+  [[nodiscard]] std::size_t memory_bytes() const noexcept { return tree_.arena.reserved_bytes(); }
+  [[nodiscard]] std::string describe_pages() const { return tree_.arena.describe_pages(); }
 
   // ---- lookups ------------------------------------------------------------------------------
 
@@ -147,11 +127,11 @@ class csb_plus_tree : public detail::multi_find_member<csb_plus_tree<Key, Value,
 
   template <execution_mode M>
   coro<std::optional<Value>> lookup(Key key) const {
-    if (levels_ == 0) co_return std::nullopt;
+    if (tree_.levels == 0) co_return std::nullopt;
     node_index current = 0;  // the root: always cached, read directly
-    if (levels_ > 1) {
+    if (tree_.levels > 1) {
       current = child_for(*inner_at(0), key);
-      for (std::size_t level = 2; level < levels_; ++level) {
+      for (std::size_t level = 2; level < tree_.levels; ++level) {
         const inner_node& inner = co_await fetch_lines<M>(inner_at(current));
         current = child_for(inner, key);
       }
@@ -171,7 +151,7 @@ class csb_plus_tree : public detail::multi_find_member<csb_plus_tree<Key, Value,
   template <prefetch_hint Hint = default_prefetch_hint>
   void find_group_prefetching(std::span<const Key> keys, std::span<std::optional<Value>> out, std::size_t group) const {
     detail::check_batch_arguments(keys.size(), out.size(), group, "csb_plus_tree::find_group_prefetching");
-    if (levels_ == 0) {
+    if (tree_.levels == 0) {
       std::fill_n(out.begin(), keys.size(), std::nullopt);
       return;
     }
@@ -181,7 +161,7 @@ class csb_plus_tree : public detail::multi_find_member<csb_plus_tree<Key, Value,
       // Stage 1: the root (cached) names every lookup's child, which is prefetched.
       // Stages 2 ..: each lookup reads its prefetched node and prefetches the next.
       std::fill_n(cursor.begin(), width, node_index{0});
-      for (std::size_t level = 1; level < levels_; ++level) {
+      for (std::size_t level = 1; level < tree_.levels; ++level) {
         for (std::size_t i = 0; i < width; ++i) {
           cursor[i] = child_for(*inner_at(cursor[i]), keys[base + i]);
           prefetch_lines<NodeBytes, Hint>(node_at(cursor[i]));
@@ -196,7 +176,7 @@ class csb_plus_tree : public detail::multi_find_member<csb_plus_tree<Key, Value,
   template <prefetch_hint Hint = default_prefetch_hint>
   void find_amac(std::span<const Key> keys, std::span<std::optional<Value>> out, std::size_t group) const {
     detail::check_batch_arguments(keys.size(), out.size(), group, "csb_plus_tree::find_amac");
-    if (levels_ == 0) {
+    if (tree_.levels == 0) {
       std::fill_n(out.begin(), keys.size(), std::nullopt);
       return;
     }
@@ -210,7 +190,7 @@ class csb_plus_tree : public detail::multi_find_member<csb_plus_tree<Key, Value,
     std::size_t next_input = 0;
     for (slot& s : ring) s = {0, 0, next_input++};
     std::size_t active = ring.size();
-    const auto leaf_depth = static_cast<std::uint32_t>(levels_ - 1);
+    const auto leaf_depth = static_cast<std::uint32_t>(tree_.levels - 1);
     while (active > 0) {
       for (slot& s : ring) {
         // Examine this slot's node; the root is cached, so a fresh lookup runs on past it.
@@ -245,12 +225,12 @@ class csb_plus_tree : public detail::multi_find_member<csb_plus_tree<Key, Value,
   // how many it visited.
   template <class Visitor>
   std::size_t scan(const Key& start, std::size_t limit, Visitor&& visit) const {
-    if (levels_ == 0 || limit == 0) return 0;
+    if (tree_.levels == 0 || limit == 0) return 0;
     node_index current = 0;
-    for (std::size_t level = 1; level < levels_; ++level) current = child_for(*inner_at(current), start);
+    for (std::size_t level = 1; level < tree_.levels; ++level) current = child_for(*inner_at(current), start);
     std::size_t position = lower_bound_in_leaf(*leaf_at(current), start);
     std::size_t visited = 0;
-    for (; current < node_count_; ++current, position = 0) {  // leaves are contiguous, in key order
+    for (; current < tree_.node_count; ++current, position = 0) {  // leaves are contiguous, in key order
       const leaf_node& leaf = *leaf_at(current);
       for (; position < leaf.count; ++position) {
         visit(leaf.keys[position], leaf.values[position]);
@@ -263,37 +243,33 @@ class csb_plus_tree : public detail::multi_find_member<csb_plus_tree<Key, Value,
   // Throws std::logic_error naming the first broken invariant.
   void check_invariants() const {
     auto fail = [](const std::string& what) { throw std::logic_error("csb_plus_tree: " + what); };
-    if (levels_ == 0) {
-      if (size_ != 0 || node_count_ != 0) fail("empty tree with nodes");
+    if (tree_.levels == 0) {
+      if (tree_.size != 0 || tree_.node_count != 0) fail("empty tree with nodes");
       return;
     }
-    const auto leaf_bounds = levels_type::check_inner_levels(nodes_, levels_, first_leaf_, node_count_, fail);
+    const auto leaf_bounds = levels_type::check_inner_levels(tree_.nodes, tree_.levels, tree_.first_leaf, tree_.node_count, fail);
     std::size_t counted = 0;
     std::optional<Key> previous;
-    for (node_index index = first_leaf_; index < node_count_; ++index) {
+    for (node_index index = tree_.first_leaf; index < tree_.node_count; ++index) {
       const leaf_node& leaf = *leaf_at(index);
       if (leaf.count == 0 || leaf.count > leaf_capacity) fail("leaf count out of range");
-      if (levels_ > 1 && leaf.count < (leaf_capacity + 1) / 2) fail("leaf less than half full");
+      if (tree_.levels > 1 && leaf.count < (leaf_capacity + 1) / 2) fail("leaf less than half full");
       for (std::size_t j = 0; j < leaf.count; ++j) {
         if (previous && !(*previous < leaf.keys[j])) fail("leaf keys not strictly increasing");
-        if (!leaf_bounds[index - first_leaf_].holds(leaf.keys[j])) fail("leaf key outside its parent's range");
+        if (!leaf_bounds[index - tree_.first_leaf].holds(leaf.keys[j])) fail("leaf key outside its parent's range");
         previous = leaf.keys[j];
         ++counted;
       }
     }
-    if (counted != size_) fail("leaves hold " + std::to_string(counted) + " entries, size() is " + std::to_string(size_));
+    if (counted != tree_.size) fail("leaves hold " + std::to_string(counted) + " entries, size() is " + std::to_string(tree_.size));
   }
 
  private:
   using raw_node = typename levels_type::raw_node;
 
-  [[nodiscard]] const raw_node* node_at(node_index index) const noexcept { return nodes_ + index; }
-  [[nodiscard]] const inner_node* inner_at(node_index index) const noexcept {
-    return std::launder(reinterpret_cast<const inner_node*>(nodes_ + index));
-  }
-  [[nodiscard]] const leaf_node* leaf_at(node_index index) const noexcept {
-    return std::launder(reinterpret_cast<const leaf_node*>(nodes_ + index));
-  }
+  [[nodiscard]] const raw_node* node_at(node_index index) const noexcept { return tree_.nodes + index; }
+  [[nodiscard]] const inner_node* inner_at(node_index index) const noexcept { return tree_.template at<inner_node>(index); }
+  [[nodiscard]] const leaf_node* leaf_at(node_index index) const noexcept { return tree_.template at<leaf_node>(index); }
 
   static node_index child_for(const inner_node& inner, const Key& key) noexcept { return levels_type::child_for(inner, key); }
 
@@ -311,10 +287,10 @@ class csb_plus_tree : public detail::multi_find_member<csb_plus_tree<Key, Value,
 
   template <class Load>
   std::optional<Value> descend(const Key& key, Load load) const {
-    if (levels_ == 0) return std::nullopt;
-    if (levels_ == 1) return search_leaf(*leaf_at(0), key);
+    if (tree_.levels == 0) return std::nullopt;
+    if (tree_.levels == 1) return search_leaf(*leaf_at(0), key);
     node_index current = child_for(*inner_at(0), key);
-    for (std::size_t level = 2; level < levels_; ++level) current = child_for(load(inner_at(current)), key);
+    for (std::size_t level = 2; level < tree_.levels; ++level) current = child_for(load(inner_at(current)), key);
     return search_leaf(load(leaf_at(current)), key);
   }
 
@@ -323,33 +299,19 @@ class csb_plus_tree : public detail::multi_find_member<csb_plus_tree<Key, Value,
     if (n == 0) return;
     const std::size_t leaves = (n + leaf_capacity - 1) / leaf_capacity;
     const auto layout = levels_type::plan(leaves, "csb_plus_tree");
-    arena_.reserve(layout.total * NodeBytes);
-    nodes_ = reinterpret_cast<raw_node*>(arena_.allocate(layout.total * NodeBytes, cache_line_bytes));
-    levels_ = layout.level_sizes.size();
-    node_count_ = static_cast<node_index>(layout.total);
-    first_leaf_ = static_cast<node_index>(layout.level_offsets.back());
-    size_ = n;
-    // Leaves, spreading the entries evenly; the level above needs each one's smallest key.
-    std::vector<Key> smallest(leaves);
-    for (std::size_t leaf = 0; leaf < leaves; ++leaf) {
-      const std::size_t begin = levels_type::even_split(n, leaves, leaf);
-      const std::size_t end = levels_type::even_split(n, leaves, leaf + 1);
-      auto* node = std::construct_at(reinterpret_cast<leaf_node*>(nodes_ + first_leaf_ + leaf));
-      node->count = static_cast<node_index>(end - begin);
-      std::copy(keys.begin() + static_cast<std::ptrdiff_t>(begin), keys.begin() + static_cast<std::ptrdiff_t>(end), node->keys);
-      std::copy(values.begin() + static_cast<std::ptrdiff_t>(begin), values.begin() + static_cast<std::ptrdiff_t>(end),
-                node->values);
-      smallest[leaf] = keys[begin];
-    }
-    levels_type::build_inner_levels(nodes_, layout, std::move(smallest));
+    tree_.arena.reserve(layout.total * NodeBytes);
+    tree_.allocate(layout, n);
+    std::vector<Key> smallest =
+        tree_.template build_leaves<leaf_node>([&](leaf_node& leaf, std::size_t begin, std::size_t end) {
+          std::copy(keys.begin() + static_cast<std::ptrdiff_t>(begin), keys.begin() + static_cast<std::ptrdiff_t>(end), leaf.keys);
+          std::copy(values.begin() + static_cast<std::ptrdiff_t>(begin), values.begin() + static_cast<std::ptrdiff_t>(end),
+                    leaf.values);
+          return keys[begin];
+        });
+    levels_type::build_inner_levels(tree_.nodes, layout, std::move(smallest));
   }
 
-  detail::ordered_node_arena arena_;
-  raw_node* nodes_ = nullptr;  // every node, root first, level by level
-  std::size_t levels_ = 0;
-  node_index first_leaf_ = 0;
-  node_index node_count_ = 0;
-  std::size_t size_ = 0;
+  typename levels_type::storage tree_;  // a moved-from tree is empty
 };
 
 // csb_plus_tree_over_codes<Key, NodeBytes>: the Delta variant of the interleaving thesis (SAP
@@ -396,55 +358,43 @@ class csb_plus_tree_over_codes : public detail::multi_find_member<csb_plus_tree_
   };
   static_assert(sizeof(leaf_node) == NodeBytes);
 
-  explicit csb_plus_tree_over_codes(page_size pages = page_size::huge_2m) : arena_(pages) {}
+  explicit csb_plus_tree_over_codes(page_size pages = page_size::huge_2m) : tree_(pages) {}
 
   // Copies the dictionary (code i = dictionary[i]) and builds the tree over its codes. Throws
   // std::invalid_argument if a value repeats or there are 2^32 values or more.
   explicit csb_plus_tree_over_codes(std::span<const Key> dictionary, page_size pages = page_size::huge_2m)
-      : arena_(pages) {
+      : tree_(pages) {
     if (dictionary.size() >= std::numeric_limits<code_type>::max()) {
       throw std::invalid_argument("csb_plus_tree_over_codes: too many values for 32-bit codes");
     }
     build(dictionary);
   }
 
+  // A moved-from index is empty.
   csb_plus_tree_over_codes(csb_plus_tree_over_codes&& other) noexcept
-      : arena_(std::move(other.arena_)),
-        dictionary_(std::exchange(other.dictionary_, nullptr)),
-        nodes_(std::exchange(other.nodes_, nullptr)),
-        levels_(std::exchange(other.levels_, 0)),
-        first_leaf_(std::exchange(other.first_leaf_, 0)),
-        node_count_(std::exchange(other.node_count_, 0)),
-        size_(std::exchange(other.size_, 0)) {}
+      : tree_(std::move(other.tree_)), dictionary_(std::exchange(other.dictionary_, nullptr)) {}
   csb_plus_tree_over_codes& operator=(csb_plus_tree_over_codes&& other) noexcept {
-    if (this != &other) {
-      arena_ = std::move(other.arena_);
-      dictionary_ = std::exchange(other.dictionary_, nullptr);
-      nodes_ = std::exchange(other.nodes_, nullptr);
-      levels_ = std::exchange(other.levels_, 0);
-      first_leaf_ = std::exchange(other.first_leaf_, 0);
-      node_count_ = std::exchange(other.node_count_, 0);
-      size_ = std::exchange(other.size_, 0);
-    }
+    tree_ = std::move(other.tree_);
+    dictionary_ = std::exchange(other.dictionary_, nullptr);
     return *this;
   }
 
-  [[nodiscard]] std::size_t size() const noexcept { return size_; }
-  [[nodiscard]] std::size_t levels() const noexcept { return levels_; }
-  [[nodiscard]] std::size_t memory_bytes() const noexcept { return arena_.reserved_bytes(); }
-  [[nodiscard]] std::string describe_pages() const { return arena_.describe_pages(); }
-  [[nodiscard]] std::span<const Key> dictionary() const noexcept { return {dictionary_, size_}; }
+  [[nodiscard]] std::size_t size() const noexcept { return tree_.size; }
+  [[nodiscard]] std::size_t levels() const noexcept { return tree_.levels; }
+  [[nodiscard]] std::size_t memory_bytes() const noexcept { return tree_.arena.reserved_bytes(); }
+  [[nodiscard]] std::string describe_pages() const { return tree_.arena.describe_pages(); }
+  [[nodiscard]] std::span<const Key> dictionary() const noexcept { return {dictionary_, tree_.size}; }
 
   // The code of value, or std::nullopt ("locate" in the thesis).
   [[nodiscard]] std::optional<code_type> find(const Key& value) const { return descend(value, detail::plain_load{}); }
 
   template <execution_mode M>
   coro<std::optional<code_type>> lookup(Key value) const {
-    if (levels_ == 0) co_return std::nullopt;
+    if (tree_.levels == 0) co_return std::nullopt;
     const leaf_node* leaf = leaf_at(0);
-    if (levels_ > 1) {
+    if (tree_.levels > 1) {
       node_index current = levels_type::child_for(*inner_at(0), value);  // the root is cached
-      for (std::size_t level = 2; level < levels_; ++level) {
+      for (std::size_t level = 2; level < tree_.levels; ++level) {
         const inner_node& inner = co_await fetch_lines<M>(inner_at(current));
         current = levels_type::child_for(inner, value);
       }
@@ -472,24 +422,24 @@ class csb_plus_tree_over_codes : public detail::multi_find_member<csb_plus_tree_
   // Throws std::logic_error naming the first broken invariant.
   void check_invariants() const {
     auto fail = [](const std::string& what) { throw std::logic_error("csb_plus_tree_over_codes: " + what); };
-    if (levels_ == 0) {
-      if (size_ != 0) fail("empty tree with values");
+    if (tree_.levels == 0) {
+      if (tree_.size != 0) fail("empty tree with values");
       return;
     }
-    const auto leaf_bounds = levels_type::check_inner_levels(nodes_, levels_, first_leaf_, node_count_, fail);
-    std::vector<bool> seen(size_, false);
+    const auto leaf_bounds = levels_type::check_inner_levels(tree_.nodes, tree_.levels, tree_.first_leaf, tree_.node_count, fail);
+    std::vector<bool> seen(tree_.size, false);
     std::optional<Key> previous;
-    for (node_index index = first_leaf_; index < node_count_; ++index) {
+    for (node_index index = tree_.first_leaf; index < tree_.node_count; ++index) {
       const leaf_node& leaf = *leaf_at(index);
       if (leaf.count == 0 || leaf.count > leaf_capacity) fail("leaf count out of range");
-      if (levels_ > 1 && leaf.count < (leaf_capacity + 1) / 2) fail("leaf less than half full");
+      if (tree_.levels > 1 && leaf.count < (leaf_capacity + 1) / 2) fail("leaf less than half full");
       for (std::size_t j = 0; j < leaf.count; ++j) {
         const code_type code = leaf.codes[j];
-        if (code >= size_ || seen[code]) fail("code out of range or listed twice");
+        if (code >= tree_.size || seen[code]) fail("code out of range or listed twice");
         seen[code] = true;
         const Key& value = dictionary_[code];
         if (previous && !(*previous < value)) fail("leaf values not strictly increasing");
-        if (!leaf_bounds[index - first_leaf_].holds(value)) fail("leaf value outside its parent's range");
+        if (!leaf_bounds[index - tree_.first_leaf].holds(value)) fail("leaf value outside its parent's range");
         previous = value;
       }
     }
@@ -499,20 +449,16 @@ class csb_plus_tree_over_codes : public detail::multi_find_member<csb_plus_tree_
  private:
   using raw_node = typename levels_type::raw_node;
 
-  [[nodiscard]] const inner_node* inner_at(node_index index) const noexcept {
-    return std::launder(reinterpret_cast<const inner_node*>(nodes_ + index));
-  }
-  [[nodiscard]] const leaf_node* leaf_at(node_index index) const noexcept {
-    return std::launder(reinterpret_cast<const leaf_node*>(nodes_ + index));
-  }
+  [[nodiscard]] const inner_node* inner_at(node_index index) const noexcept { return tree_.template at<inner_node>(index); }
+  [[nodiscard]] const leaf_node* leaf_at(node_index index) const noexcept { return tree_.template at<leaf_node>(index); }
 
   template <class Load>
   std::optional<code_type> descend(const Key& value, Load load) const {
-    if (levels_ == 0) return std::nullopt;
+    if (tree_.levels == 0) return std::nullopt;
     const leaf_node* leaf = leaf_at(0);
-    if (levels_ > 1) {
+    if (tree_.levels > 1) {
       node_index current = levels_type::child_for(*inner_at(0), value);
-      for (std::size_t level = 2; level < levels_; ++level) current = levels_type::child_for(load(inner_at(current)), value);
+      for (std::size_t level = 2; level < tree_.levels; ++level) current = levels_type::child_for(load(inner_at(current)), value);
       leaf = &load(leaf_at(current));
     }
     const code_type* base = leaf->codes;
@@ -544,34 +490,21 @@ class csb_plus_tree_over_codes : public detail::multi_find_member<csb_plus_tree_
     const std::size_t leaves = (n + leaf_capacity - 1) / leaf_capacity;
     const auto layout = levels_type::plan(leaves, "csb_plus_tree_over_codes");
     const std::size_t dictionary_bytes = (n * sizeof(Key) + cache_line_bytes - 1) / cache_line_bytes * cache_line_bytes;
-    arena_.reserve(dictionary_bytes + layout.total * NodeBytes + cache_line_bytes);
-    auto* stored = reinterpret_cast<Key*>(arena_.allocate(dictionary_bytes, cache_line_bytes));
+    tree_.arena.reserve(dictionary_bytes + layout.total * NodeBytes + cache_line_bytes);
+    auto* stored = reinterpret_cast<Key*>(tree_.arena.allocate(dictionary_bytes, cache_line_bytes));
     std::uninitialized_copy(dictionary.begin(), dictionary.end(), stored);
     dictionary_ = stored;
-    nodes_ = reinterpret_cast<raw_node*>(arena_.allocate(layout.total * NodeBytes, cache_line_bytes));
-    levels_ = layout.level_sizes.size();
-    node_count_ = static_cast<node_index>(layout.total);
-    first_leaf_ = static_cast<node_index>(layout.level_offsets.back());
-    size_ = n;
-    std::vector<Key> smallest(leaves);
-    for (std::size_t leaf = 0; leaf < leaves; ++leaf) {
-      const std::size_t begin = levels_type::even_split(n, leaves, leaf);
-      const std::size_t end = levels_type::even_split(n, leaves, leaf + 1);
-      auto* node = std::construct_at(reinterpret_cast<leaf_node*>(nodes_ + first_leaf_ + leaf));
-      node->count = static_cast<node_index>(end - begin);
-      for (std::size_t i = begin; i < end; ++i) node->codes[i - begin] = by_value[i].second;
-      smallest[leaf] = by_value[begin].first;
-    }
-    levels_type::build_inner_levels(nodes_, layout, std::move(smallest));
+    tree_.allocate(layout, n);
+    std::vector<Key> smallest =
+        tree_.template build_leaves<leaf_node>([&](leaf_node& leaf, std::size_t begin, std::size_t end) {
+          for (std::size_t i = begin; i < end; ++i) leaf.codes[i - begin] = by_value[i].second;
+          return by_value[begin].first;
+        });
+    levels_type::build_inner_levels(tree_.nodes, layout, std::move(smallest));
   }
 
-  detail::ordered_node_arena arena_;
+  typename levels_type::storage tree_;
   const Key* dictionary_ = nullptr;  // in code order, in the arena
-  raw_node* nodes_ = nullptr;        // root first, level by level
-  std::size_t levels_ = 0;
-  node_index first_leaf_ = 0;
-  node_index node_count_ = 0;
-  std::size_t size_ = 0;
 };
 
 }  // namespace braid

@@ -1,5 +1,6 @@
-// The inner levels of a bulk-loaded CSB+-tree, shared by csb_plus_tree (leaves of key/value
-// pairs) and csb_plus_tree_over_codes (leaves of dictionary codes).
+// The inner levels of a bulk-loaded CSB+-tree and the storage of its nodes, shared by
+// csb_plus_tree (leaves of key/value pairs) and csb_plus_tree_over_codes (leaves of dictionary
+// codes).
 //
 // Nodes are NodeBytes, line-aligned, stored level by level (root first) in one array and
 // addressed by 32-bit index. An inner node holds a key count, up to inner_capacity separator
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "braid/core/prefetch.hpp"
+#include "braid/index/detail/ordered_node_arena.hpp"
 
 namespace braid::detail {
 
@@ -140,6 +142,69 @@ struct csb_plus_tree_levels {
     if (level_begin != first_leaf || level_end != node_count) fail("leaf level not where expected");
     return current;
   }
+
+  // A tree's nodes: the arena that holds them, every node root first, level by level, and the
+  // counts that place the leaves. A moved-from storage is empty.
+  struct storage {
+    ordered_node_arena arena;
+    raw_node* nodes = nullptr;
+    std::size_t levels = 0;  // 0: empty tree; 1: the root is a leaf
+    node_index first_leaf = 0;
+    node_index node_count = 0;
+    std::size_t size = 0;  // entries in the leaves
+
+    explicit storage(page_size pages) noexcept : arena(pages) {}
+    storage(storage&& other) noexcept
+        : arena(std::move(other.arena)),
+          nodes(std::exchange(other.nodes, nullptr)),
+          levels(std::exchange(other.levels, 0)),
+          first_leaf(std::exchange(other.first_leaf, 0)),
+          node_count(std::exchange(other.node_count, 0)),
+          size(std::exchange(other.size, 0)) {}
+    storage& operator=(storage&& other) noexcept {
+      if (this != &other) {
+        arena = std::move(other.arena);
+        nodes = std::exchange(other.nodes, nullptr);
+        levels = std::exchange(other.levels, 0);
+        first_leaf = std::exchange(other.first_leaf, 0);
+        node_count = std::exchange(other.node_count, 0);
+        size = std::exchange(other.size, 0);
+      }
+      return *this;
+    }
+
+    // Takes the nodes of `layout` from the arena (reserved beforehand) for `entries` entries.
+    void allocate(const shape& layout, std::size_t entries) {
+      nodes = reinterpret_cast<raw_node*>(arena.allocate(layout.total * NodeBytes, cache_line_bytes));
+      levels = layout.level_sizes.size();
+      node_count = static_cast<node_index>(layout.total);
+      first_leaf = static_cast<node_index>(layout.level_offsets.back());
+      size = entries;
+    }
+
+    // Constructs the leaves (of type Leaf) over the `size` entries, spread evenly;
+    // fill(leaf, begin, end) writes entries [begin, end) into one and returns its smallest key.
+    // Returns the smallest key of every leaf, in order, for build_inner_levels.
+    template <class Leaf, class Fill>
+    std::vector<Key> build_leaves(Fill fill) {
+      const std::size_t leaves = node_count - first_leaf;
+      std::vector<Key> smallest(leaves);
+      for (std::size_t leaf = 0; leaf < leaves; ++leaf) {
+        const std::size_t begin = even_split(size, leaves, leaf);
+        const std::size_t end = even_split(size, leaves, leaf + 1);
+        auto* node = std::construct_at(reinterpret_cast<Leaf*>(nodes + first_leaf + leaf));
+        node->count = static_cast<node_index>(end - begin);
+        smallest[leaf] = fill(*node, begin, end);
+      }
+      return smallest;
+    }
+
+    // The node at `index` as an inner node or a leaf of type Node.
+    template <class Node>
+    [[nodiscard]] const Node* at(node_index index) const noexcept {
+      return std::launder(reinterpret_cast<const Node*>(nodes + index));
+    }
+  };
 };
 
 }  // namespace braid::detail
