@@ -183,14 +183,16 @@ inline std::size_t decode_limit(fuzz_input& input) {
   return shape % 24;
 }
 
-// A run: how many keys (1 to `longest`) and the distance between them.
+// A run: how many keys and the distance between them. Mostly up to 64 keys (a split or a
+// merge or two, cheap to execute), else up to `longest` (several levels).
 struct run_shape {
   std::size_t count;
   std::uint64_t stride;
 };
 inline run_shape decode_run(fuzz_input& input, std::size_t longest) {
+  const bool long_run = input.byte() >= 192;
   const std::size_t high = input.byte();
-  const std::size_t count = 1 + ((high << 8 | input.byte()) % longest);
+  const std::size_t count = 1 + ((high << 8 | input.byte()) % (long_run ? longest : std::min<std::size_t>(longest, 64)));
   static constexpr std::uint64_t strides[] = {1, 1, 2, 3, 7, 1000};
   return {count, strides[input.byte() % std::size(strides)]};
 }
