@@ -12,6 +12,8 @@ struct target {
   static constexpr std::size_t extra_operations = 1;
   static structure make() { return structure(braid::page_size::small_4k); }
   static void check(const structure& tree) { tree.check_invariants(); }
+  static constexpr const char* shape_names[] = {"depth"};
+  static std::array<std::size_t, 1> shape(const structure& tree) { return {tree.depths().max_depth}; }
   static void extra(std::size_t, structure& tree, const auto& reference, braid::fuzzing::fuzz_input& input) {
     const std::uint64_t key = braid::fuzzing::decode_batch_key<keys>(input, reference);
     braid::fuzzing::fuzz_check(tree.find_branchy(key) == tree.find(key), "find_branchy");

@@ -22,6 +22,8 @@ struct target {
   using keys = braid::fuzzing::unsigned_keys;
   static constexpr std::size_t longest_run = 4096;  // three levels of 60-key nodes
   static structure make() { return structure(owner()); }
+  static constexpr const char* shape_names[] = {"height", "nodes"};
+  static std::array<std::size_t, 2> shape(const structure& tree) { return {tree.height(), tree.node_count()}; }
   static void check(const structure& tree) {
     const braid::blink_tree::consistency_report report = tree.check();
     braid::fuzzing::fuzz_check(report.ok, "B-link tree consistency");

@@ -11,6 +11,11 @@ struct target {
   static constexpr std::size_t longest_run = 2048;  // four levels of 15-key nodes
   static structure make() { return structure(braid::page_size::small_4k); }
   static void check(const structure& tree) { tree.check_invariants(); }
+  static constexpr const char* shape_names[] = {"height", "inner nodes", "leaves"};
+  static std::array<std::size_t, 3> shape(const structure& tree) {
+    const auto nodes = tree.describe_shape();
+    return {tree.height(), nodes.inner_nodes, nodes.leaves};
+  }
 };
 }  // namespace
 

@@ -31,6 +31,11 @@ struct target {
   using keys = braid::fuzzing::unsigned_keys;
   static constexpr std::size_t extra_operations = 2;
   static structure make() { return structure(braid::page_size::small_4k); }
+  static constexpr const char* shape_names[] = {"consolidated", "splits", "root splits", "pages"};
+  static std::array<std::size_t, 4> shape(const structure& tree) {
+    const auto counts = tree.statistics();
+    return {counts.consolidations, counts.splits, counts.root_splits, counts.pages};
+  }
 
   template <class Map>
   static void extra(std::size_t which, structure& tree, Map& reference, fuzz_input& input) {

@@ -35,6 +35,13 @@
 // (checking the constructor's argument errors) and its oracle map, then a sequence of finds,
 // scans and multi_finds.
 //
+// Deep states: a target may name numbers that describe its structure's shape (shape(s): e.g.
+// height, inner nodes, leaves, capacity). With BRAID_FUZZ_STATS=1 in the environment the
+// harness reads them after every write and counts, over the whole run, how often each grew and
+// shrank (a leaf count that grows is a split, one that shrinks a merge; a height that shrinks is
+// a root collapse), and prints the counts at exit: run the target over its corpus with
+// -runs=0 to see how deep the corpus reaches.
+//
 // Keys are drawn to collide: a small dense range most of the time, the extremes of the type,
 // powers of two, arbitrary values, and runs after a base key. A mismatch aborts (fuzz_check),
 // so libFuzzer keeps the input; an unexpected exception escapes and aborts as well.
@@ -42,7 +49,10 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <array>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <iterator>
 #include <limits>
 #include <map>
@@ -222,8 +232,8 @@ bool refused_as_documented(bool refused, Call&& call, const char* what) {
 
 // ---- multi_find ------------------------------------------------------------------------------
 
-// A batch of lookups through a decoded technique and group; expected(key) gives each answer
-// (what the reference says, or a check of the answer against it).
+// A batch of lookups through a decoded technique and group; matches(key, answer) says whether
+// an answer is right (equal to what the reference holds, or consistent with it).
 template <class S, class Keys, class Map, class Matches>
 void fuzz_multi_find(const S& structure, fuzz_input& input, const Map& reference, Matches&& matches) {
   using argument_type = typename Keys::argument_type;
@@ -379,6 +389,49 @@ std::vector<operation> operations_of() {
   return have;
 }
 
+// ---- deep-state counts ---------------------------------------------------------------------------
+
+template <class Target, class S>
+concept has_shape = requires(const S& s) {
+  { Target::shape(s) } -> std::same_as<std::array<std::size_t, std::size(Target::shape_names)>>;
+};
+
+// How often each shape number of Target grew and shrank, over every input of the process.
+template <class Target>
+class shape_changes {
+ public:
+  static constexpr std::size_t numbers = std::size(Target::shape_names);
+  using shape_type = std::array<std::size_t, numbers>;
+
+  static bool enabled() {
+    static const bool on = [] {
+      const char* setting = std::getenv("BRAID_FUZZ_STATS");
+      return setting != nullptr && setting[0] == '1';
+    }();
+    return on;
+  }
+  static void record(const shape_type& before, const shape_type& after) {
+    static const bool printing_at_exit = (std::atexit(print), true);
+    (void)printing_at_exit;
+    for (std::size_t index = 0; index < numbers; ++index) {
+      grew()[index] += after[index] > before[index] ? 1 : 0;
+      shrank()[index] += after[index] < before[index] ? 1 : 0;
+      largest()[index] = std::max(largest()[index], after[index]);
+    }
+  }
+
+ private:
+  static shape_type& grew() { static shape_type counts{}; return counts; }
+  static shape_type& shrank() { static shape_type counts{}; return counts; }
+  static shape_type& largest() { static shape_type values{}; return values; }
+  static void print() {
+    for (std::size_t index = 0; index < numbers; ++index) {
+      std::fprintf(stderr, "shape %-12s grew %8zu times, shrank %8zu times, largest %zu\n", Target::shape_names[index],
+                   grew()[index], shrank()[index], largest()[index]);
+    }
+  }
+};
+
 // ---- updatable structures ---------------------------------------------------------------------
 
 template <class Target>
@@ -399,6 +452,18 @@ class updatable_fuzz {
 
  private:
   void apply(operation what) {
+    if constexpr (has_shape<Target, structure>) {
+      if (shape_changes<Target>::enabled()) {
+        const auto before = Target::shape(structure_);
+        apply_unobserved(what);
+        shape_changes<Target>::record(before, Target::shape(structure_));
+        return;
+      }
+    }
+    apply_unobserved(what);
+  }
+
+  void apply_unobserved(operation what) {
     switch (what) {
       case operation::insert: insert(keys::decode(input_), input_.byte()); break;
       case operation::insert_or_assign: insert_or_assign(keys::decode(input_), input_.byte()); break;

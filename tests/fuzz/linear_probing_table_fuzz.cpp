@@ -10,6 +10,8 @@ struct target {
   using keys = braid::fuzzing::unsigned_keys;
   static constexpr std::size_t longest_run = 4096;  // several doublings
   static structure make() { return structure(0, braid::page_size::small_4k); }
+  static constexpr const char* shape_names[] = {"capacity"};
+  static std::array<std::size_t, 1> shape(const structure& table) { return {table.capacity()}; }
 };
 }  // namespace
 

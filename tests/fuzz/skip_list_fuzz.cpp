@@ -11,6 +11,8 @@ struct target {
   static constexpr std::size_t longest_run = 2048;
   static structure make() { return structure(braid::page_size::small_4k); }
   static void check(const structure& list) { list.check_invariants(); }
+  static constexpr const char* shape_names[] = {"height"};
+  static std::array<std::size_t, 1> shape(const structure& list) { return {list.height()}; }
 };
 }  // namespace
 
