@@ -19,4 +19,4 @@ build/fuzz/tests/fuzz/braid_fuzz_"$name" -runs=0 -print_coverage=1 $corpora 2>&1
   grep -E '^(UN)?COVERED_FUNC:' |
   sed -E 's/^COVERED_FUNC: hits: [0-9]+ edges: ([0-9]+\/[0-9]+) ([^(]*)\(.*/  covered   \1  \2/;
           s/^UNCOVERED_FUNC: hits: [0-9]+ edges: ([0-9]+\/[0-9]+) ([^(]*)\(.*/  UNCOVERED \1  \2/' |
-  grep -E "$pattern" | grep -v -E 'std::|fuzzer::|__' | sort -u
+  grep -v '_FUNC:' | grep -E "$pattern" | grep -v -E 'std::|fuzzer::|__' | sort -u
