@@ -12,7 +12,7 @@ JOBS ?= $(shell nproc)
 BENCH := build/release/bench/braid-bench
 RESULTS ?= results
 FUZZ_SECONDS ?= 60
-FUZZ_SMOKE_SECONDS ?= 6
+FUZZ_SMOKE_SECONDS ?= 4
 
 .PHONY: test bench bootstrap build test-install test-asan test-tsan test-gcc callgrind bench-smoke ci fuzz fuzz-build fuzz-smoke clean
 
