@@ -48,16 +48,5 @@ int dispatch(const std::vector<std::string>& arguments) {
 
 int main(int argc, char** argv) {
   const std::vector<std::string> arguments(argv + 1, argv + argc);
-  try {
-    return braid::bench::dispatch(arguments);
-  } catch (const braid::bench::usage_error& error) {
-    std::cerr << "braid-bench: " << error.what() << '\n';
-    return 2;
-  } catch (const std::invalid_argument& error) {
-    std::cerr << "braid-bench: " << error.what() << '\n';
-    return 2;
-  } catch (const std::exception& error) {
-    std::cerr << "braid-bench: run failed: " << error.what() << '\n';
-    return 1;
-  }
+  return braid::bench::run_with_exit_status([&] { return braid::bench::dispatch(arguments); }, std::cerr);
 }

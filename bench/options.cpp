@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
+#include <ostream>
 #include <sstream>
 
 #include "results.hpp"
@@ -206,6 +207,45 @@ options parse_run_options(const std::vector<std::string>& arguments) {
     }
   }
   return parsed;
+}
+
+namespace {
+
+// A message on one line: the user's text it quotes may hold line breaks and other control
+// characters, which are written as escapes (\n, \xNN).
+std::string on_one_line(std::string_view message) {
+  std::string line;
+  for (const char c : message) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      line += "\\n";
+    } else if (byte < 0x20 || byte == 0x7f) {
+      static constexpr char hex[] = "0123456789abcdef";
+      line += "\\x";
+      line += hex[byte >> 4];
+      line += hex[byte & 0xf];
+    } else {
+      line += c;
+    }
+  }
+  return line;
+}
+
+}  // namespace
+
+int run_with_exit_status(const std::function<int()>& body, std::ostream& errors) {
+  try {
+    return body();
+  } catch (const usage_error& error) {
+    errors << "braid-bench: " << on_one_line(error.what()) << '\n';
+    return 2;
+  } catch (const std::invalid_argument& error) {
+    errors << "braid-bench: " << on_one_line(error.what()) << '\n';
+    return 2;
+  } catch (const std::exception& error) {
+    errors << "braid-bench: run failed: " << on_one_line(error.what()) << '\n';
+    return 1;
+  }
 }
 
 }  // namespace braid::bench

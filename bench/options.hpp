@@ -5,6 +5,8 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <iosfwd>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -82,5 +84,10 @@ options parse_run_options(const std::vector<std::string>& arguments);
 std::size_t available_memory_bytes();
 
 std::string format_bytes(std::size_t bytes);
+
+// braid-bench's exit status for `body`: its own status, or, when it throws, 2 for a usage_error
+// or std::invalid_argument (one line "braid-bench: problem" on `errors`) and 1 for any other
+// std::exception ("braid-bench: run failed: problem"). main() and the parsers' fuzz targets use it.
+int run_with_exit_status(const std::function<int()>& body, std::ostream& errors);
 
 }  // namespace braid::bench

@@ -19,17 +19,16 @@ constexpr std::align_val_t block_alignment{frame_alignment};
 // Owns every block until process exit, and the free frames of threads that have exited.
 struct block_registry {
   std::mutex mutex;
-  std::vector<void*> blocks;
+  std::vector<void*> blocks;  // reachable to the end, so leak checkers do not count them
   std::array<free_frame*, frame_class_count> stash{};
-
-  ~block_registry() {
-    for (void* block : blocks) ::operator delete(block, block_alignment);
-  }
 };
 
+// Never destroyed: a thread may exit (and hand its free frames over) during static
+// destruction, after a registry with a destructor would be gone — the workers of a static
+// thread pool built before the first frame do. The blocks go with the process.
 block_registry& registry() {
-  static block_registry instance;
-  return instance;
+  static block_registry* const instance = new block_registry;
+  return *instance;
 }
 
 // Hands the exiting thread's free frames to the registry's stash.

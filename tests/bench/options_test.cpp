@@ -2,6 +2,9 @@
 // errors that name the option.
 #include <gtest/gtest.h>
 
+#include <sstream>
+#include <stdexcept>
+
 #include "experiment.hpp"
 #include "options.hpp"
 
@@ -73,6 +76,29 @@ TEST(Options, ImpossibleMemoryRequestsAreRefused) {
   run_context context(definition, options{}, std::cerr);
   EXPECT_THROW(context.require_memory(std::size_t{1} << 50, "the array"), usage_error);
   EXPECT_NO_THROW(context.require_memory(1 << 20, "the array"));
+}
+
+// braid-bench's exit status: 0 and silence, 2 and one line for a usage error or an invalid
+// argument (even when the message quotes an argument with line breaks, found by fuzzing), 1
+// and one line for any other failure.
+TEST(Options, ExitStatusAndOneLineMessages) {
+  std::ostringstream quiet;
+  EXPECT_EQ(run_with_exit_status([] { return 0; }, quiet), 0);
+  EXPECT_EQ(quiet.str(), "");
+
+  std::ostringstream usage;
+  EXPECT_EQ(run_with_exit_status([]() -> int { (void)parse_run_options({"--size", "1\nGiB\x01"}); return 0; }, usage), 2);
+  EXPECT_EQ(usage.str().find("braid-bench: --size"), 0u) << usage.str();
+  EXPECT_NE(usage.str().find("1\\nGiB\\x01"), std::string::npos) << usage.str();
+  EXPECT_EQ(usage.str().find('\n'), usage.str().size() - 1) << usage.str();
+
+  std::ostringstream invalid;
+  EXPECT_EQ(run_with_exit_status([]() -> int { throw std::invalid_argument("bad\rgroup"); }, invalid), 2);
+  EXPECT_EQ(invalid.str(), "braid-bench: bad\\x0dgroup\n");
+
+  std::ostringstream failed;
+  EXPECT_EQ(run_with_exit_status([]() -> int { throw std::runtime_error("disagree"); }, failed), 1);
+  EXPECT_EQ(failed.str(), "braid-bench: run failed: disagree\n");
 }
 
 }  // namespace
