@@ -5,6 +5,7 @@
 //   std::unique_ptr<braid::txn::database> db;
 //   std::string message;
 //   braid::txn::database::open({}, db, message);           // empty directory: in memory
+//   braid::txn::database::open({.directory = "shop.db"}, db, message);   // durable
 //   braid::txn::table_handle users;
 //   db->create_table("users", users);
 //   braid::txn::transaction tx = db->begin();
@@ -22,21 +23,38 @@
 // stale entries is not reclaimed (known limit). Writing a secondary key that another live
 // record has repoints the entry to the newer writer.
 //
+// Durability (a directory in the options): the directory holds MANIFEST (manifest.hpp), the
+// log segments (log.hpp) and the newest checkpoint (checkpoint.hpp). open creates an empty or
+// absent directory as a new database; otherwise it recovers: loads the newest checkpoint,
+// replays the log after it (rebuilding indirection arrays and indexes), sets the clock past
+// the newest commit, and opens the log for appends. A torn record at the log's tail (a crash
+// while writing) ends the replay there: open succeeds and `message` says where it was cut.
+// Anything else wrong is an error status with `message` naming the file: not_a_database,
+// format_mismatch, corrupt (a bad checkpoint, or a bad record before the tail), io_error.
+// Creating a table is logged and durable when create_table returns (in sync and async mode);
+// secondary indexes are not stored: declare them again after every open (they are rebuilt
+// from the table). checkpoint() writes a consistent snapshot while transactions keep running
+// (a read-only snapshot transaction) and then deletes the log segments it covers.
+//
 // Recovery hooks (used only while opening, before any transaction runs): create_table_with_id,
 // install_committed and set_clock; visit_snapshot for checkpoints (safe while transactions run).
 //
 // Thread safety: every member may be called from any thread; transactions run concurrently.
-// Known limits: durable databases (a non-empty directory) need the log, which this build does
-// not have (open reports invalid_argument). Tables and indexes are never dropped.
+// Known limits: tables and indexes are never dropped; recovery holds the whole database in
+// memory (it is a main-memory engine) and reads each log segment whole.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <mutex>
+#include <thread>
 #include <memory>
 #include <string>
 #include <string_view>
 
 #include "braid/txn/detail/engine.hpp"
+#include "braid/txn/log.hpp"
 #include "braid/txn/options.hpp"
 #include "braid/txn/status.hpp"
 #include "braid/txn/transaction.hpp"
@@ -45,10 +63,13 @@ namespace braid::txn {
 
 class database {
  public:
+  // ok (message: empty, or where a torn log tail was cut), invalid_argument (bad options),
+  // not_a_database, format_mismatch, corrupt, io_error; message says why.
   static status open(const database_options& options, std::unique_ptr<database>& out, std::string& message);
   database(const database&) = delete;
   database& operator=(const database&) = delete;
-  // Precondition: no transaction of this database is open.
+  // Stops the background checkpointer and flushes the log. Precondition: no transaction of
+  // this database is open.
   ~database();
 
   status create_table(std::string_view name, table_handle& out);
@@ -61,10 +82,21 @@ class database {
     return transaction(*engine_, level, mode);
   }
 
-  // ---- recovery and checkpoints ----
+  // ---- durability ----
+  // Writes a checkpoint of every table at a snapshot taken now, then truncates the log behind
+  // it. invalid_argument for an in-memory database; io_error with message naming the file.
+  status checkpoint(std::string& message);
+  // Log counters since open (all zero in memory).
+  [[nodiscard]] log_stats log_statistics() const noexcept;
+  // Why the background checkpointer last failed (empty if it never did).
+  [[nodiscard]] std::string checkpoint_failure() const;
+  [[nodiscard]] bool is_durable() const noexcept { return log_ != nullptr; }
+
+  // ---- recovery hooks ----
   status create_table_with_id(std::uint32_t id, std::string_view name, table_handle& out);
-  // Installs a committed version (a value, or a tombstone) as the record's newest, bypassing
-  // transactions; raises the clock to commit_ts.
+  // Installs a committed version (a value, or a tombstone) as the record's only version,
+  // bypassing transactions (older versions are dropped: no snapshot can be open during
+  // recovery); raises the clock to commit_ts.
   status install_committed(std::uint32_t table_id, std::uint64_t oid, std::string_view key, std::string_view value,
                            bool tombstone, std::uint64_t commit_ts);
   void set_clock(std::uint64_t timestamp) noexcept;
@@ -88,8 +120,19 @@ class database {
  private:
   explicit database(const database_options& options) : engine_(std::make_unique<detail::engine>(options)) {}
   status add_table(std::uint32_t id, std::string_view name, table_handle& out);
+  status recover(std::string& message);
+  status log_table_creation(const detail::table& created);
+  void checkpointer_loop();
 
   std::unique_ptr<detail::engine> engine_;
+  std::unique_ptr<log_manager> log_;  // null in memory
+  std::mutex checkpoint_mutex_;       // one checkpoint at a time
+  // The background checkpointer (checkpoint_interval > 0).
+  mutable std::mutex checkpointer_mutex_;
+  std::condition_variable checkpointer_wakeup_;
+  bool stopping_ = false;
+  std::string checkpoint_failure_;
+  std::thread checkpointer_;
 };
 
 }  // namespace braid::txn

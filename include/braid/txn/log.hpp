@@ -63,11 +63,10 @@
 
 #include "braid/txn/detail/file_io.hpp"
 #include "braid/txn/log_buffer.hpp"
+#include "braid/txn/options.hpp"
 #include "braid/txn/status.hpp"
 
 namespace braid::txn {
-
-enum class commit_mode : std::uint8_t { sync, async, none };
 
 struct log_options {
   std::filesystem::path directory;                 // the database directory (log files inside)

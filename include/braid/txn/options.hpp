@@ -2,6 +2,8 @@
 // limits.
 //
 //   braid::txn::database_options options;            // empty directory: in memory
+//   options.directory = "orders.db";                  // durable: log + checkpoints in it
+//   options.log_mode = braid::txn::commit_mode::sync;
 //   options.default_isolation = braid::txn::isolation::serializable;
 //   auto tx = db->begin(braid::txn::isolation::snapshot, braid::txn::access::read_only);
 //
@@ -13,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <chrono>
 #include <filesystem>
 
 namespace braid::txn {
@@ -30,9 +33,23 @@ enum class isolation : std::uint8_t { snapshot, serializable };
 // such a transaction never takes a commit timestamp.
 enum class access : std::uint8_t { read_write, read_only };
 
+// When a commit is durable (databases with a directory; log.hpp has the details):
+//   sync   commit() returns after the fdatasync covering its log record (group commit: one
+//          fdatasync covers every transaction that appended meanwhile).
+//   async  commit() returns at once; the record is on disk within async_interval.
+//   none   nothing is written (CoroBase's null log device: commits and bytes are counted);
+//          only checkpoints survive a reopen.
+enum class commit_mode : std::uint8_t { sync, async, none };
+
 struct database_options {
-  std::filesystem::path directory;  // empty: in memory, no durability
+  std::filesystem::path directory;  // empty: in memory, no durability (the log options are unused)
   isolation default_isolation = isolation::snapshot;
+  commit_mode log_mode = commit_mode::sync;
+  std::chrono::milliseconds async_interval{10};  // async: > 0
+  std::size_t log_segment_bytes = 64u << 20;     // > 0: a new log segment file after this many bytes
+  // > 0: a background thread writes a checkpoint this often (and truncates the log behind it);
+  // 0: only database::checkpoint() writes one.
+  std::chrono::milliseconds checkpoint_interval{0};
 };
 
 }  // namespace braid::txn

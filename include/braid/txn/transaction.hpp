@@ -117,8 +117,22 @@ class transaction {
     return run(index_scan<sequential>(i, start, limit, std::move(visit)));
   }
 
+  // commit() = precommit() then finish_commit(): ok, or the abort_* reason it was rolled back.
   status commit();
   status abort();
+  // Pipelined commit (ERMIA's commit queue), for a thread that keeps several transactions in
+  // flight while the log syncs. precommit takes the commit timestamp, certifies, and appends
+  // the log record; after ok the outcome is decided unless the log fails, and the transaction
+  // is precommitted: no more operations, its writes not yet visible to anyone (a reader that
+  // needs them waits for the disk, never for this thread). finish_commit waits until the
+  // record is durable and makes the writes visible: ok or abort_log_failure. A precommitted
+  // transaction that is destroyed or moved over finishes its commit. A read-only precommit
+  // has nothing to wait for: finish_commit returns ok at once.
+  status precommit();
+  status finish_commit();
+  [[nodiscard]] bool is_precommitted() const noexcept { return phase_ == phase::precommitted; }
+  // Whether finish_commit would return without waiting (the record is on disk, or no log).
+  [[nodiscard]] bool is_durable() const noexcept;
 
   // ---- the same operations as coroutines, for either execution mode ----
   template <execution_mode M>
@@ -157,7 +171,7 @@ class transaction {
  private:
   friend class database;
   using primary_index = masstree<std::uint64_t>;
-  enum class phase : std::uint8_t { none, open, rolled_back, committed };
+  enum class phase : std::uint8_t { none, open, precommitted, rolled_back, committed };
   enum class write_kind : std::uint8_t { insert, update, upsert, remove };
   enum class sight : std::uint8_t { visible, invisible, own };
   // What an open transaction's view of a version's owner is.
@@ -213,6 +227,8 @@ class transaction {
   access access_ = access::read_write;
   phase phase_ = phase::none;
   status reason_ = status::ok;
+  std::uint64_t commit_ts_ = 0;     // precommitted: its commit timestamp
+  std::uint64_t log_ticket_ = 0;    // precommitted: its place in the log (0: nothing to wait for)
 };
 
 // ---- operations ----------------------------------------------------------------------------------
