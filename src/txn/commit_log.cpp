@@ -1,18 +1,13 @@
-// The engine's one call into the log. The log (log.hpp: log_buffer, log_manager) is built
-// separately; until it is part of the build every database is in memory and `log` is null.
 #include "braid/txn/detail/commit_log.hpp"
 
-#if __has_include("braid/txn/log.hpp")
 #include "braid/txn/log.hpp"
 #include "braid/txn/log_buffer.hpp"
-#endif
 
 namespace braid::txn::detail {
 
-status make_durable([[maybe_unused]] log_manager* log, [[maybe_unused]] std::uint64_t commit_ts,
-                    [[maybe_unused]] std::span<const write_entry> writes, [[maybe_unused]] std::string_view write_keys) {
-#if __has_include("braid/txn/log.hpp")
-  if (log == nullptr) return status::ok;
+std::uint64_t append_commit_record(log_manager* log, std::uint64_t commit_ts, std::span<const write_entry> writes,
+                                   std::string_view write_keys) {
+  if (log == nullptr) return 0;
   thread_local log_buffer records;
   records.clear();
   for (const write_entry& write : writes) {
@@ -21,11 +16,17 @@ status make_durable([[maybe_unused]] log_manager* log, [[maybe_unused]] std::uin
     const log_op op = write.created->tombstone ? log_op::remove : existed ? log_op::update : log_op::insert;
     records.append(op, write.target->id, write.oid, key, write.created->tombstone ? std::string_view{} : write.created->value());
   }
-  const std::uint64_t ticket = log->append_commit(commit_ts, records);
-  return log->wait_durable(ticket) == status::ok ? status::ok : status::abort_log_failure;
-#else
-  return status::ok;
-#endif
+  return log->append_commit(commit_ts, records);
+}
+
+status await_commit_record(log_manager* log, std::uint64_t ticket) {
+  if (log == nullptr || ticket == 0) return status::ok;
+  return log->wait_durable(ticket) == status::ok ? status::ok : status::io_error;
+}
+
+bool commit_record_durable(const log_manager* log, std::uint64_t ticket) noexcept {
+  if (log == nullptr || ticket == 0 || log->mode() != commit_mode::sync) return true;
+  return log->durable_ticket() >= ticket;
 }
 
 }  // namespace braid::txn::detail

@@ -1,7 +1,11 @@
 #include "braid/txn/database.hpp"
 
+#include <algorithm>
 #include <mutex>
 #include <utility>
+
+#include "braid/txn/checkpoint.hpp"
+#include "braid/txn/manifest.hpp"
 
 namespace braid::txn {
 
@@ -10,16 +14,178 @@ bool valid_name(std::string_view name) noexcept { return !name.empty() && name.s
 }  // namespace
 
 status database::open(const database_options& options, std::unique_ptr<database>& out, std::string& message) {
-  if (!options.directory.empty()) {
-    message = "durable databases need the log, which this build does not include: " + options.directory.string();
+  out.reset();
+  message.clear();
+  if (options.default_isolation != isolation::snapshot && options.default_isolation != isolation::serializable) {
+    message = "unknown default isolation";
     return status::invalid_argument;
   }
-  out.reset(new database(options));
-  message.clear();
+  std::unique_ptr<database> opened(new database(options));
+  if (!options.directory.empty()) {
+    if (options.log_mode != commit_mode::sync && options.log_mode != commit_mode::async &&
+        options.log_mode != commit_mode::none) {
+      message = "unknown log mode";
+      return status::invalid_argument;
+    }
+    if (options.log_segment_bytes == 0 || options.async_interval.count() <= 0 || options.checkpoint_interval.count() < 0) {
+      message = "log_segment_bytes and async_interval must be positive, checkpoint_interval not negative";
+      return status::invalid_argument;
+    }
+    if (const status s = open_database_directory(options.directory, message); s != status::ok) return s;
+    if (const status s = opened->recover(message); s != status::ok) return s;
+  }
+  out = std::move(opened);
   return status::ok;
 }
 
-database::~database() = default;
+// Checkpoint rows first (committed at timestamp 1: older than any snapshot), then the log
+// records after the checkpoint, each installed as its record's only version; then the clock
+// past everything seen, and the log opened for appends after the last good record.
+status database::recover(std::string& message) {
+  const std::filesystem::path& directory = engine_->options.directory;
+  status failure = status::ok;
+  auto keep_first = [&failure](status s) {
+    if (failure == status::ok) failure = s;
+  };
+  checkpoint_visitor from_checkpoint;
+  from_checkpoint.table = [&](std::uint32_t id, std::string_view name) {
+    table_handle created;
+    keep_first(create_table_with_id(id, name, created));
+  };
+  from_checkpoint.row = [&](std::uint32_t id, std::uint64_t oid, std::string_view key, std::string_view value) {
+    keep_first(install_committed(id, oid, key, value, false, 1));
+  };
+  std::uint64_t checkpoint_ts = 0;
+  if (const status s = load_checkpoint(directory, from_checkpoint, checkpoint_ts, message); s != status::ok) return s;
+  if (failure != status::ok) {
+    message = "checkpoint in " + directory.string() + " does not fit together (" + describe(failure) + ")";
+    return status::corrupt;
+  }
+  replay_report report;
+  const status replayed = replay_log(directory, checkpoint_ts, [&](const log_record_view& record) {
+    if (failure != status::ok) return;
+    if (record.op == log_op::create_table) {
+      table_handle existing;
+      if (find_table(record.key, existing) == status::ok && existing.table->id == record.table_id) return;
+      keep_first(create_table_with_id(record.table_id, record.key, existing));
+      return;
+    }
+    const bool tombstone = record.op == log_op::remove;
+    keep_first(install_committed(record.table_id, record.oid, record.key, record.value, tombstone, record.commit_ts));
+  }, report);
+  if (replayed != status::ok) {
+    message = report.message;
+    return replayed;
+  }
+  if (failure != status::ok) {
+    message = "log in " + directory.string() + " does not fit its checkpoint (" + describe(failure) + ")";
+    return status::corrupt;
+  }
+  set_clock(std::max({clock(), checkpoint_ts, report.max_commit_ts}));
+  log_options log;
+  log.directory = directory;
+  log.mode = engine_->options.log_mode;
+  log.async_interval = engine_->options.async_interval;
+  log.segment_bytes = engine_->options.log_segment_bytes;
+  std::string log_message;
+  if (const status s = log_manager::open(log, log_, log_message); s != status::ok) {
+    message = log_message;
+    return s;
+  }
+  engine_->log = log_.get();
+  message = report.torn_tail ? report.message : std::string();
+  if (engine_->options.checkpoint_interval.count() > 0) checkpointer_ = std::thread([this] { checkpointer_loop(); });
+  return status::ok;
+}
+
+database::~database() {
+  {
+    std::lock_guard lock(checkpointer_mutex_);
+    stopping_ = true;
+  }
+  checkpointer_wakeup_.notify_all();
+  if (checkpointer_.joinable()) checkpointer_.join();
+  engine_->log = nullptr;
+  log_.reset();  // flushes
+}
+
+void database::checkpointer_loop() {
+  std::unique_lock lock(checkpointer_mutex_);
+  while (!checkpointer_wakeup_.wait_for(lock, engine_->options.checkpoint_interval, [this] { return stopping_; })) {
+    lock.unlock();
+    std::string message;
+    const status s = checkpoint(message);
+    lock.lock();
+    if (s != status::ok) checkpoint_failure_ = message;
+  }
+}
+
+std::string database::checkpoint_failure() const {
+  std::lock_guard lock(checkpointer_mutex_);
+  return checkpoint_failure_;
+}
+
+log_stats database::log_statistics() const noexcept { return log_ != nullptr ? log_->stats() : log_stats{0, 0, 0}; }
+
+status database::checkpoint(std::string& message) {
+  message.clear();
+  if (log_ == nullptr) {
+    message = "an in-memory database has no checkpoints";
+    return status::invalid_argument;
+  }
+  std::lock_guard lock(checkpoint_mutex_);
+  const std::filesystem::path& directory = engine_->options.directory;
+  std::unique_ptr<checkpoint_writer> writer;
+  std::uint64_t snapshot_ts = 0;
+  status failure = status::ok;
+  // The writer is named after the snapshot's timestamp, known once the snapshot has begun.
+  auto writer_for_snapshot = [&]() -> checkpoint_writer* {
+    if (writer == nullptr && failure == status::ok) {
+      failure = checkpoint_writer::begin(directory, snapshot_ts, writer);
+      if (failure != status::ok) message = "checkpoint in " + directory.string() + ": cannot begin (" + describe(failure) + ")";
+    }
+    return failure == status::ok ? writer.get() : nullptr;
+  };
+  auto record_failure = [&](status s) {
+    if (s != status::ok && failure == status::ok) {
+      failure = s;
+      message = writer->message();
+    }
+  };
+  const status visited = visit_snapshot(
+      [&](std::uint32_t id, std::string_view name) {
+        if (checkpoint_writer* w = writer_for_snapshot()) record_failure(w->add_table(id, name));
+      },
+      [&](std::uint32_t id, std::uint64_t oid, std::string_view key, std::string_view value) {
+        if (checkpoint_writer* w = writer_for_snapshot()) record_failure(w->add_row(id, oid, key, value));
+      },
+      snapshot_ts);
+  if (failure != status::ok) return failure;
+  if (visited != status::ok) {
+    message = std::string("checkpoint snapshot: ") + describe(visited);
+    return visited;
+  }
+  checkpoint_writer* w = writer_for_snapshot();
+  if (w == nullptr) return failure;
+  if (const status s = w->commit(); s != status::ok) {
+    message = w->message();
+    return s;
+  }
+  // Everything at or before the snapshot is in the checkpoint: the log before it can go.
+  if (const status s = log_->truncate_through(snapshot_ts); s != status::ok) {
+    message = "truncate the log in " + directory.string() + " after the checkpoint: " + describe(s);
+    return s;
+  }
+  return status::ok;
+}
+
+status database::log_table_creation(const detail::table& created) {
+  if (log_ == nullptr) return status::ok;
+  log_buffer record;
+  record.append(log_op::create_table, created.id, 0, created.name, {});
+  const std::uint64_t commit_ts = engine_->clock.fetch_add(1, std::memory_order_seq_cst) + 1;
+  return log_->wait_durable(log_->append_commit(commit_ts, record)) == status::ok ? status::ok : status::io_error;
+}
 
 status database::add_table(std::uint32_t id, std::string_view name, table_handle& out) {
   std::unique_lock lock(engine_->catalog_mutex);
@@ -43,6 +209,7 @@ status database::create_table(std::string_view name, table_handle& out) {
   // Table ids start at 1; a racing create of another table may take `id`: try the next.
   for (;; ++id) {
     const status s = add_table(id, name, out);
+    if (s == status::ok) return log_table_creation(*out.table);
     if (s != status::table_exists) return s;
     table_handle named;
     if (find_table(name, named) == status::ok) return status::table_exists;
@@ -140,8 +307,12 @@ status database::install_committed(std::uint32_t table_id, std::uint64_t oid, st
   }
   std::atomic<detail::version*>& entry = t->oids.entry(oid);
   detail::version* created = engine_->new_version(tombstone ? std::string_view{} : value, tombstone, commit_ts);
-  created->next.store(entry.load(std::memory_order_acquire), std::memory_order_relaxed);
-  entry.store(created, std::memory_order_release);
+  detail::version* older = entry.exchange(created, std::memory_order_acq_rel);
+  while (older != nullptr) {
+    detail::version* next = older->next.load(std::memory_order_relaxed);
+    engine_->retire(older);
+    older = next;
+  }
   if (!tombstone) {
     const std::size_t count = t->index_count.load(std::memory_order_acquire);
     for (std::size_t position = 0; position < count; ++position) {

@@ -35,6 +35,22 @@ bool read_slot(detail::transaction_slot& slot, std::uint64_t id, transaction_sta
   return slot.id.load(std::memory_order_seq_cst) == id;
 }
 
+// A committing transaction whose record is in the log is decided by the disk: waits for it
+// (never for the owner's thread, which may be running other transactions: pipelined commit)
+// and reports the outcome with the final commit_ts and sstamp. False if the owner has not
+// appended its record yet (it is about to, without suspending: spin) or is gone.
+bool settle_by_log(const detail::engine& engine, detail::transaction_slot& slot, std::uint64_t id,
+                   transaction_state& state, std::uint64_t& commit_ts, std::uint64_t& sstamp) {
+  const std::uint64_t ticket = slot.log_ticket.load(std::memory_order_seq_cst);
+  if (ticket == 0) return false;
+  commit_ts = slot.commit_ts.load(std::memory_order_seq_cst);
+  sstamp = slot.sstamp.load(std::memory_order_seq_cst);
+  if (slot.id.load(std::memory_order_seq_cst) != id) return false;
+  const bool durable = detail::await_commit_record(engine.log, ticket) == status::ok;
+  state = durable ? transaction_state::committed : transaction_state::aborted;
+  return true;
+}
+
 }  // namespace
 
 transaction::transaction(detail::engine& engine, isolation level, access mode)
@@ -62,16 +78,19 @@ void transaction::take(transaction& other) noexcept {
   access_ = other.access_;
   phase_ = std::exchange(other.phase_, phase::none);
   reason_ = other.reason_;
+  commit_ts_ = other.commit_ts_;
+  log_ticket_ = other.log_ticket_;
 }
 
 void transaction::close() noexcept {
   if (phase_ == phase::open) roll_back(status::abort_user);
+  if (phase_ == phase::precommitted) finish_commit();
   phase_ = phase::none;
 }
 
 // ---- visibility ------------------------------------------------------------------------------------
 
-transaction::owner_view transaction::view_of(std::uint64_t owner_id, std::uint64_t& commit_ts) const noexcept {
+transaction::owner_view transaction::view_of(std::uint64_t owner_id, std::uint64_t& commit_ts) const {
   detail::transaction_slot& slot = engine_->slots.of(owner_id);
   for (;;) {
     transaction_state state;
@@ -80,8 +99,11 @@ transaction::owner_view transaction::view_of(std::uint64_t owner_id, std::uint64
     switch (state) {
       case transaction_state::committed: return commit_ts <= begin_ ? owner_view::visible : owner_view::invisible;
       case transaction_state::committing:
-        // Its timestamp may precede our snapshot: wait for the outcome (it never suspends).
+        // Its timestamp may precede our snapshot: wait for the outcome.
         if (commit_ts != 0 && commit_ts > begin_) return owner_view::invisible;
+        if (settle_by_log(*engine_, slot, owner_id, state, commit_ts, sstamp)) {
+          return state == transaction_state::committed && commit_ts <= begin_ ? owner_view::visible : owner_view::invisible;
+        }
         pause();
         continue;
       default: return owner_view::invisible;  // active (it will commit after our begin) or aborted
@@ -216,10 +238,17 @@ void transaction::cut_chain_below(version* newest) {
 // ---- commit ----------------------------------------------------------------------------------------
 
 status transaction::commit() {
+  if (const status s = precommit(); s != status::ok) return s;
+  return finish_commit();
+}
+
+status transaction::precommit() {
   if (phase_ != phase::open) return phase_ == phase::rolled_back ? reason_ : status::invalid_argument;
   detail::transaction_context& ctx = context();
+  log_ticket_ = 0;
   if (ctx.writes.empty() && isolation_ == isolation::snapshot) {  // the read-only fast path
     end(phase::committed);
+    phase_ = phase::precommitted;
     return status::ok;
   }
   detail::transaction_slot& slot = engine_->slots[slot_];
@@ -227,22 +256,47 @@ status transaction::commit() {
   // Committing before the timestamp: a reader that sees us active knows our timestamp will
   // be above its snapshot.
   slot.state.store(transaction_state::committing, std::memory_order_seq_cst);
-  const std::uint64_t commit_ts = engine_->clock.fetch_add(1, std::memory_order_seq_cst) + 1;
-  slot.commit_ts.store(commit_ts, std::memory_order_seq_cst);
-  if (isolation_ == isolation::serializable && !certify(commit_ts)) return roll_back(status::abort_serialization);
-  if (make_durable(engine_->log, commit_ts, ctx.writes, ctx.write_keys) != status::ok) {
-    return roll_back(status::abort_log_failure);
+  commit_ts_ = engine_->clock.fetch_add(1, std::memory_order_seq_cst) + 1;
+  slot.commit_ts.store(commit_ts_, std::memory_order_seq_cst);
+  if (isolation_ == isolation::serializable && !certify(commit_ts_)) return roll_back(status::abort_serialization);
+  if (!ctx.writes.empty()) log_ticket_ = detail::append_commit_record(engine_->log, commit_ts_, ctx.writes, ctx.write_keys);
+  if (log_ticket_ == 0) {  // nothing to wait for (in memory, or no writes): commit now
+    make_visible();
+  } else {
+    slot.log_ticket.store(log_ticket_, std::memory_order_seq_cst);
   }
-  for (const detail::write_entry& write : ctx.writes) write.created->stamp.store(commit_ts, std::memory_order_release);
-  if (isolation_ == isolation::serializable) finish_ssn(commit_ts);
-  slot.state.store(transaction_state::committed, std::memory_order_seq_cst);
+  phase_ = phase::precommitted;
+  return status::ok;
+}
+
+status transaction::finish_commit() {
+  if (phase_ != phase::precommitted) return phase_ == phase::rolled_back ? reason_ : status::invalid_argument;
+  if (log_ticket_ == 0) {
+    phase_ = phase::committed;
+    return status::ok;
+  }
+  if (detail::await_commit_record(engine_->log, log_ticket_) != status::ok) return roll_back(status::abort_log_failure);
+  const auto guard = engine_->versions.pin();
+  make_visible();
+  return status::ok;
+}
+
+bool transaction::is_durable() const noexcept {
+  return phase_ != phase::precommitted || detail::commit_record_durable(engine_->log, log_ticket_);
+}
+
+void transaction::make_visible() {
+  detail::transaction_context& ctx = context();
+  for (const detail::write_entry& write : ctx.writes) write.created->stamp.store(commit_ts_, std::memory_order_release);
+  if (isolation_ == isolation::serializable) finish_ssn(commit_ts_);
+  engine_->slots[slot_].state.store(transaction_state::committed, std::memory_order_seq_cst);
   thread_local std::uint64_t commits_since_refresh = 0;
   if (++commits_since_refresh >= detail::engine::horizon_refresh_interval) {
     commits_since_refresh = 0;
     engine_->refresh_horizon();
   }
   end(phase::committed);
-  return status::ok;
+  log_ticket_ = 0;
 }
 
 status transaction::abort() {
@@ -271,9 +325,11 @@ bool transaction::certify(std::uint64_t commit_ts) {
       transaction_state state;
       std::uint64_t owner_commit = 0;
       std::uint64_t owner_sstamp = 0;
-      if (!read_slot(engine_->slots.of(owner), owner, state, owner_commit, owner_sstamp)) continue;
-      if (state == transaction_state::committing && (owner_commit == 0 || owner_commit < commit_ts)) {
-        pause();  // its outcome decides ours; it never suspends inside commit
+      detail::transaction_slot& owner_slot = engine_->slots.of(owner);
+      if (!read_slot(owner_slot, owner, state, owner_commit, owner_sstamp)) continue;
+      if (state == transaction_state::committing && (owner_commit == 0 || owner_commit < commit_ts) &&
+          !settle_by_log(*engine_, owner_slot, owner, state, owner_commit, owner_sstamp)) {
+        pause();  // its outcome decides ours; it does not suspend before its record is logged
         continue;
       }
       if (state == transaction_state::committed && owner_commit < commit_ts) sstamp = std::min(sstamp, owner_sstamp);
@@ -297,7 +353,8 @@ bool transaction::certify(std::uint64_t commit_ts) {
           std::uint64_t reader_commit = 0;
           std::uint64_t reader_sstamp = 0;
           if (reader_id == 0 || !read_slot(slot, reader_id, state, reader_commit, reader_sstamp)) break;
-          if (state == transaction_state::committing && (reader_commit == 0 || reader_commit < commit_ts)) {
+          if (state == transaction_state::committing && (reader_commit == 0 || reader_commit < commit_ts) &&
+              !settle_by_log(*engine_, slot, reader_id, state, reader_commit, reader_sstamp)) {
             pause();
             continue;
           }

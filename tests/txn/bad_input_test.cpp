@@ -2,9 +2,12 @@
 // indexes it does not know, and transactions that are over.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <filesystem>
 #include <string>
 
 #include "braid/txn/database.hpp"
+#include "txn/txn_test_support.hpp"
 
 namespace {
 
@@ -91,14 +94,52 @@ TEST_F(bad_input, use_after_the_end) {
   ASSERT_EQ(first.commit(), status::ok);
 }
 
-TEST_F(bad_input, durable_open_is_refused_without_the_log) {
+TEST_F(bad_input, durable_options_out_of_range_are_refused_before_the_directory_is_touched) {
+  braid::txn::testing::temp_directory directory;
+  const std::filesystem::path path = directory.path() / "db";
+  auto refused = [&](braid::txn::database_options options) {
+    options.directory = path;
+    std::unique_ptr<braid::txn::database> durable;
+    std::string message;
+    EXPECT_EQ(braid::txn::database::open(options, durable, message), status::invalid_argument);
+    EXPECT_FALSE(message.empty());
+    EXPECT_EQ(durable, nullptr);
+    EXPECT_FALSE(std::filesystem::exists(path));
+  };
+  braid::txn::database_options options;
+  options.log_segment_bytes = 0;
+  refused(options);
+  options = {};
+  options.async_interval = std::chrono::milliseconds(0);
+  refused(options);
+  options = {};
+  options.checkpoint_interval = std::chrono::milliseconds(-1);
+  refused(options);
+  options = {};
+  options.log_mode = static_cast<braid::txn::commit_mode>(7);
+  refused(options);
+}
+
+TEST_F(bad_input, a_file_is_not_a_database) {
+  braid::txn::testing::temp_directory directory;
+  const std::filesystem::path file = directory.path() / "plain-file";
+  braid::txn::testing::write_bytes(file, "not a database");
+  braid::txn::database_options options;
+  options.directory = file;
   std::unique_ptr<braid::txn::database> durable;
   std::string message;
-  braid::txn::database_options options;
-  options.directory = "/nonexistent/braid-db";
-  EXPECT_EQ(braid::txn::database::open(options, durable, message), status::invalid_argument);
-  EXPECT_NE(message.find("/nonexistent/braid-db"), std::string::npos);
+  EXPECT_EQ(braid::txn::database::open(options, durable, message), status::not_a_database);
+  EXPECT_NE(message.find(file.string()), std::string::npos);
   EXPECT_EQ(durable, nullptr);
+  EXPECT_EQ(braid::txn::testing::read_bytes(file), "not a database");
+}
+
+TEST_F(bad_input, an_in_memory_database_has_no_checkpoints) {
+  std::string message;
+  EXPECT_EQ(db->checkpoint(message), status::invalid_argument);
+  EXPECT_FALSE(message.empty());
+  EXPECT_FALSE(db->is_durable());
+  EXPECT_EQ(db->log_statistics().commits, 0u);
 }
 
 }  // namespace

@@ -202,7 +202,7 @@ class transaction {
   // Whether this transaction sees version `v` (registers the read under SSN). Never suspends;
   // may wait for a transaction that is inside its commit.
   sight see(detail::version& v);
-  owner_view view_of(std::uint64_t owner_id, std::uint64_t& commit_ts) const noexcept;
+  owner_view view_of(std::uint64_t owner_id, std::uint64_t& commit_ts) const;
   // Installs a version of `kind` on the record (non-suspending part of write). `retry`: the
   // entry changed under us, fetch it again.
   status install(detail::table& t, std::uint64_t oid, std::atomic<detail::version*>& entry, detail::version* head,
@@ -212,6 +212,8 @@ class transaction {
   void cut_chain_below(detail::version* newest);
   status roll_back(status reason);
   bool certify(std::uint64_t commit_ts);
+  // Stamps the writes with commit_ts_ and ends the transaction as committed.
+  void make_visible();
   void finish_ssn(std::uint64_t commit_ts);
   void release_reads() noexcept;
   void end(phase final_phase) noexcept;

@@ -9,8 +9,11 @@
 // (abort) before that happened.
 //
 // State machine: active -> committing (commit timestamp taken and published) -> committed or
-// aborted; active -> aborted. A committing transaction never suspends, so a waiter on it
-// (readers whose snapshot includes its commit timestamp, SSN certifiers) spins briefly.
+// aborted; active -> aborted. A committing transaction never suspends before its log record is
+// appended, so a waiter on it (readers whose snapshot includes its commit timestamp, SSN
+// certifiers) spins briefly; after that (log_ticket set) the waiter waits for the log to make
+// the record durable (committed) or to fail (aborted), not for the owner's thread, which may
+// be running other transactions meanwhile (pipelined commit).
 //
 // Complexity: claim is O(1) expected, O(max_transactions) worst case; oldest_snapshot reads
 // every slot (the garbage collector calls it every few dozen commits).
@@ -36,6 +39,9 @@ struct alignas(64) transaction_slot {
   std::atomic<std::uint64_t> begin_ts{~std::uint64_t{0}};  // ~0 while idle
   std::atomic<std::uint64_t> commit_ts{0};
   std::atomic<std::uint64_t> sstamp{0};  // SSN: final successor low watermark, set before committed
+  // Pipelined commit: nonzero once the committing transaction's record is in the log (its
+  // place there); from then on its outcome waits only for the disk, not for its thread.
+  std::atomic<std::uint64_t> log_ticket{0};
 };
 
 class transaction_slots {
@@ -61,6 +67,7 @@ class transaction_slots {
         hint = index + 1;
         const std::uint64_t sequence = next_sequence_.fetch_add(1, std::memory_order_relaxed);
         slot.commit_ts.store(0, std::memory_order_relaxed);
+        slot.log_ticket.store(0, std::memory_order_relaxed);
         slot.state.store(transaction_state::active, std::memory_order_seq_cst);
         slot.id.store(sequence << slot_bits | index, std::memory_order_seq_cst);
         return index;
