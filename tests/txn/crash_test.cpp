@@ -7,7 +7,9 @@
 // segment as a failing disk would, reopens the database and checks its state exactly:
 //   * Each thread writes only its own keys (its transactions are sequential), so a thread's
 //     keys must hold exactly the state after its acknowledged transactions, or that state
-//     plus its one transaction in flight at the kill (all of it or none of it).
+//     plus its transaction in flight at the kill (all of it or none of it). In pipelined
+//     rounds a thread keeps up to four transactions precommitted and acknowledges each after
+//     finish_commit: then any prefix of those in flight may be present, nothing else.
 //   * Every value names the transaction that wrote it, so nothing from a transaction that
 //     never got to commit (aborted, or killed before "about to commit") can pass.
 //   * A shared counter, incremented by both threads (read, then write: conflicts abort one of
@@ -29,6 +31,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <optional>
 #include <random>
@@ -101,9 +104,21 @@ void send(int fd, const report& r) {
 }
 
 // One committing thread of the child: runs until the process is killed (or a long deadline).
-void child_thread(database& db, table_handle table, int fd, int thread, std::uint64_t round) {
+// Pipelined: up to four transactions precommitted at once, finished oldest first; each is
+// acknowledged after its finish_commit returned ok.
+void child_thread(database& db, table_handle table, int fd, int thread, std::uint64_t round, bool pipelined) {
   std::mt19937_64 random(round * 7 + static_cast<std::uint64_t>(thread));
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  std::deque<std::pair<transaction, report>> precommitted;
+  auto finish_oldest = [&] {
+    report& r = precommitted.front().second;
+    if (const status s = precommitted.front().first.finish_commit(); s != status::ok) {
+      child_fails(fd, std::string("finish_commit: ") + describe(s));
+    }
+    r.kind = 'A';
+    send(fd, r);
+    precommitted.pop_front();
+  };
   for (std::uint64_t sequence = 1; std::chrono::steady_clock::now() < deadline; ++sequence) {
     const std::uint64_t id = (round + 1) << 32 | static_cast<std::uint64_t>(thread) << 28 | sequence;
     report r;
@@ -137,14 +152,21 @@ void child_thread(database& db, table_handle table, int fd, int thread, std::uin
       continue;
     }
     send(fd, r);
-    s = tx.commit();
-    if (s != status::ok) child_fails(fd, std::string("commit: ") + describe(s));
+    if (pipelined) {
+      if (s = tx.precommit(); s != status::ok) child_fails(fd, std::string("precommit: ") + describe(s));
+      precommitted.emplace_back(std::move(tx), r);
+      if (precommitted.size() > random() % 4) finish_oldest();
+      continue;
+    }
+    if (s = tx.commit(); s != status::ok) child_fails(fd, std::string("commit: ") + describe(s));
     r.kind = 'A';
     send(fd, r);
   }
+  while (!precommitted.empty()) finish_oldest();
 }
 
-[[noreturn]] void run_child(const fs::path& directory, int fd, std::uint64_t round, int threads, bool checkpoints) {
+[[noreturn]] void run_child(const fs::path& directory, int fd, std::uint64_t round, int threads, bool checkpoints,
+                            bool pipelined) {
   database_options options = durable_options(directory, commit_mode::sync, segment_bytes);
   if (checkpoints) options.checkpoint_interval = std::chrono::milliseconds(10);
   std::unique_ptr<database> db;
@@ -161,7 +183,7 @@ void child_thread(database& db, table_handle table, int fd, int thread, std::uin
   send(fd, ready);
   std::vector<std::thread> running;
   for (int thread = 0; thread < threads; ++thread) {
-    running.emplace_back([&, thread] { child_thread(*db, table, fd, thread, round); });
+    running.emplace_back([&, thread] { child_thread(*db, table, fd, thread, round, pipelined); });
   }
   for (std::thread& t : running) t.join();
   child_fails(fd, "not killed within 30 s");
@@ -217,6 +239,7 @@ class report_reader {
 struct totals {
   std::size_t kills = 0, kills_while_opening = 0, acknowledged = 0, in_flight = 0, in_flight_recovered = 0;
   std::size_t torn_reopenings = 0, truncated = 0, bit_flips = 0, lost_to_damage = 0, checkpoint_rounds = 0;
+  std::size_t pipelined_rounds = 0;
 };
 
 using rows = std::map<std::string, std::string>;
@@ -281,7 +304,12 @@ std::set<std::uint64_t> damage_last_segment(const fs::path& directory, std::mt19
   return lost;
 }
 
-// Checks the recovered rows against the round's reports (and the rows before the round).
+// Checks the recovered rows against the round's reports (and the rows before the round). Per
+// thread, the transactions reported as about to commit are acknowledged in order; those not
+// acknowledged were in flight at the kill (one, or up to four when pipelined) and, the log
+// being a prefix, the thread's keys must show the acknowledged ones plus a prefix of those in
+// flight. A transaction whose block the damage cut off is lost with every later one of its
+// thread, and every earlier one is present.
 void check_round(const rows& before, const rows& recovered, const round_reports& reports, const std::set<std::uint64_t>& lost,
                  totals& counted) {
   rows expected;
@@ -295,45 +323,46 @@ void check_round(const rows& before, const rows& recovered, const round_reports&
       expected.insert(base.begin(), base.end());
       continue;
     }
-    const thread_history& history = found->second;
-    rows state = base;
-    std::uint64_t increments = 0;
-    std::size_t index = 0;
-    bool cut_off = false;
-    for (; index < history.begun.size(); ++index) {
-      const report& r = history.begun[index];
-      if (lost.contains(r.id)) {
-        cut_off = true;
+    const std::vector<report>& begun = found->second.begun;
+    const std::set<std::uint64_t>& acknowledged = found->second.acknowledged;
+    std::size_t acknowledged_prefix = 0;
+    while (acknowledged_prefix < begun.size() && acknowledged.contains(begun[acknowledged_prefix].id)) ++acknowledged_prefix;
+    EXPECT_EQ(acknowledged_prefix, acknowledged.size()) << "thread " << thread << ": acknowledgements out of order";
+    std::size_t first_lost = begun.size();
+    for (std::size_t index = 0; index < begun.size(); ++index) {
+      if (lost.contains(begun[index].id)) {
+        first_lost = index;
         break;
       }
-      if (!history.acknowledged.contains(r.id)) break;  // in flight at the kill: the last one
-      apply(r, state);
-      increments += r.increments;
-      ++counted.acknowledged;
     }
-    for (std::size_t later = index; later < history.begun.size(); ++later) {
-      if (history.acknowledged.contains(history.begun[later].id)) {
-        EXPECT_TRUE(cut_off) << "thread " << thread << ": acknowledged " << history.begun[later].id << " after one in flight";
-        ++counted.acknowledged;
-        ++counted.lost_to_damage;
+    // states[i]: the thread's keys after its first i reported transactions.
+    std::vector<rows> states{base};
+    std::vector<std::uint64_t> increments{0};
+    for (const report& r : begun) {
+      states.push_back(states.back());
+      apply(r, states.back());
+      increments.push_back(increments.back() + r.increments);
+    }
+    counted.acknowledged += acknowledged_prefix;
+    counted.in_flight += begun.size() - acknowledged_prefix;
+    std::size_t present = 0;
+    if (first_lost < begun.size()) {
+      present = first_lost;
+      counted.lost_to_damage += acknowledged_prefix > first_lost ? acknowledged_prefix - first_lost : 0;
+      EXPECT_TRUE(got == states[present]) << "thread " << thread << ": the blocks before the cut, none after it\n recovered: "
+                                          << describe_rows(got) << "\n expected:  " << describe_rows(states[present]);
+    } else {
+      present = acknowledged_prefix;
+      while (present <= begun.size() && got != states[present]) ++present;
+      if (present > begun.size()) {
+        ADD_FAILURE() << "thread " << thread << ": not the acknowledged transactions plus a prefix of those in flight\n recovered: "
+                      << describe_rows(got) << "\n acknowledged: " << describe_rows(states[acknowledged_prefix]);
+        present = acknowledged_prefix;
       }
+      counted.in_flight_recovered += present - acknowledged_prefix;
     }
-    if (!cut_off && index < history.begun.size()) {
-      // The transaction in flight at the kill: all of it, or none of it.
-      EXPECT_EQ(index + 1, history.begun.size()) << "thread " << thread << ": only the last report may be unacknowledged";
-      ++counted.in_flight;
-      rows with = state;
-      apply(history.begun[index], with);
-      if (got == with && got != state) {
-        state = with;
-        increments += history.begun[index].increments;
-        ++counted.in_flight_recovered;
-      }
-    }
-    EXPECT_TRUE(got == state) << "thread " << thread << "\n recovered: " << describe_rows(got)
-                          << "\n expected:  " << describe_rows(state);
-    expected.insert(state.begin(), state.end());
-    counter += increments;
+    expected.insert(states[present].begin(), states[present].end());
+    counter += increments[present];
   }
   if (counter > 0) expected[counter_key] = std::to_string(counter);
   EXPECT_EQ(recovered.contains(counter_key) ? recovered.at(counter_key) : "absent",
@@ -361,9 +390,11 @@ TEST(Crash, EveryAcknowledgedCommitSurvivesSigkill) {
     SCOPED_TRACE("round " + std::to_string(round));
     const int threads = 1 + static_cast<int>(random() % max_threads);
     const bool checkpoints = round % 3 == 1;
+    const bool pipelined = random() % 3 == 0;
     const bool while_opening = random() % 8 == 0;
     const auto delay = std::chrono::milliseconds(while_opening ? random() % 15 : 2 + random() % 100);
     counted.checkpoint_rounds += checkpoints ? 1 : 0;
+    counted.pipelined_rounds += pipelined ? 1 : 0;
 
     int pipe_fds[2];
     ASSERT_EQ(::pipe(pipe_fds), 0);
@@ -372,7 +403,7 @@ TEST(Crash, EveryAcknowledgedCommitSurvivesSigkill) {
     ASSERT_GE(child, 0);
     if (child == 0) {
       ::close(pipe_fds[0]);
-      run_child(directory.path(), pipe_fds[1], round, threads, checkpoints);
+      run_child(directory.path(), pipe_fds[1], round, threads, checkpoints, pipelined);
     }
     ::close(pipe_fds[1]);
     report_reader reader(pipe_fds[0]);
@@ -417,10 +448,10 @@ TEST(Crash, EveryAcknowledgedCommitSurvivesSigkill) {
   }
   std::printf(
       "crash test (seed %llu): %zu kills (%zu while opening), %zu acknowledged commits, %zu in flight at a kill (%zu of them "
-      "recovered), %zu torn-tail reopenings, %zu rounds with background checkpoints, damage: %zu cuts and %zu bit flips "
-      "of the last segment (%zu acknowledged commits cut off)\n",
+      "recovered), %zu torn-tail reopenings, %zu rounds with background checkpoints, %zu pipelined, damage: %zu cuts and "
+      "%zu bit flips of the last segment (%zu acknowledged commits cut off)\n",
       static_cast<unsigned long long>(seed), counted.kills, counted.kills_while_opening, counted.acknowledged, counted.in_flight, counted.in_flight_recovered,
-      counted.torn_reopenings, counted.checkpoint_rounds, counted.truncated, counted.bit_flips, counted.lost_to_damage);
+      counted.torn_reopenings, counted.checkpoint_rounds, counted.pipelined_rounds, counted.truncated, counted.bit_flips, counted.lost_to_damage);
 }
 
 }  // namespace

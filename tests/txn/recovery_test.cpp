@@ -285,6 +285,63 @@ TEST(Recovery, CheckpointThenMoreCommitsThenReopen) {
   EXPECT_EQ(all_rows(*db, tables), model);
 }
 
+// A checkpoint reads each table in batches of keys: many rows, keys that are prefixes of one
+// another (with zero bytes), keys of the longest length on batch boundaries.
+TEST(Recovery, CheckpointOfManyRowsAndAwkwardKeys) {
+  temp_directory directory;
+  const database_options options = durable_options(directory.path(), commit_mode::async, 64 * 1024);
+  std::mt19937_64 random(12);
+  std::map<std::string, std::string> model;
+  {
+    auto db = open_database(options);
+    table_handle table;
+    ASSERT_EQ(db->create_table("rows", table), status::ok);
+    std::vector<std::string> keys;
+    for (int index = 0; index < 1200; ++index) {
+      std::string key = "row" + std::to_string(index);
+      if (index % 5 == 0) key.resize(max_key_bytes, static_cast<char>(index % 7));  // zero bytes inside, longest
+      else if (index % 5 == 1) key.append(std::string(index % 4, '\0'));                  // prefixes of each other
+      keys.push_back(key);
+    }
+    keys.push_back(std::string(1, '\0'));
+    keys.push_back(std::string(max_key_bytes, '\xff'));
+    for (std::size_t first = 0; first < keys.size(); first += 100) {
+      transaction tx = db->begin();
+      for (std::size_t index = first; index < std::min(keys.size(), first + 100); ++index) {
+        std::string value(random() % 2048, '\0');
+        for (char& byte : value) byte = static_cast<char>(random());
+        ASSERT_EQ(tx.upsert(table, keys[index], value), status::ok);
+        model[keys[index]] = value;
+      }
+      ASSERT_EQ(tx.commit(), status::ok);
+    }
+    std::string message;
+    ASSERT_EQ(db->checkpoint(message), status::ok) << message;
+    EXPECT_EQ(table_rows(*db, table), model);
+  }
+  for (int session = 0; session < 2; ++session) {
+    auto db = open_database(options);
+    const table_handle table = table_named(*db, "rows");
+    EXPECT_EQ(table_rows(*db, table), model) << "session " << session;
+    // Remove every third row, then checkpoint again: the log before it goes.
+    transaction tx = db->begin();
+    std::size_t index = 0;
+    for (auto it = model.begin(); it != model.end(); ++index) {
+      if (index % 3 == static_cast<std::size_t>(session)) {
+        ASSERT_EQ(tx.remove(table, it->first), status::ok);
+        it = model.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    ASSERT_EQ(tx.commit(), status::ok);
+    std::string message;
+    ASSERT_EQ(db->checkpoint(message), status::ok) << message;
+  }
+  auto db = open_database(options);
+  EXPECT_EQ(table_rows(*db, table_named(*db, "rows")), model);
+}
+
 TEST(Recovery, BackgroundCheckpointsWhileTwoThreadsCommit) {
   for (const commit_mode mode : {commit_mode::sync, commit_mode::async}) {
     SCOPED_TRACE(mode == commit_mode::sync ? "sync" : "async");
@@ -304,6 +361,9 @@ TEST(Recovery, BackgroundCheckpointsWhileTwoThreadsCommit) {
           writer.run(*db, models[who], mode == commit_mode::sync ? 120 : 1000);
         });
       }
+      // Explicit checkpoints besides the background ones.
+      std::string message;
+      for (int round = 0; round < 5; ++round) EXPECT_EQ(db->checkpoint(message), status::ok) << message;
       for (std::thread& thread : threads) thread.join();
       EXPECT_EQ(db->checkpoint_failure(), "");
     }
