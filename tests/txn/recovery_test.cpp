@@ -51,8 +51,11 @@ std::unique_ptr<database> open_database(const database_options& options, std::st
   std::string message;
   const status s = database::open(options, db, message);
   EXPECT_EQ(s, status::ok) << message;
-  if (torn_message != nullptr) *torn_message = message;
-  else EXPECT_EQ(message, "") << "an undamaged log reopens without a message";
+  if (torn_message != nullptr) {
+    *torn_message = message;
+  } else {
+    EXPECT_EQ(message, "") << "an undamaged log reopens without a message";
+  }
   return db;
 }
 
@@ -119,7 +122,9 @@ class random_writer {
           std::string got;
           const status s = tx.get(table, k, got);
           ASSERT_EQ(s, before ? status::ok : status::not_found);
-          if (before) ASSERT_EQ(got, *before);
+          if (before) {
+            ASSERT_EQ(got, *before);
+          }
           break;
         }
         case 1: {
@@ -169,7 +174,9 @@ class random_writer {
 void create_tables(database& db, database_rows& model, const std::vector<std::string>& names) {
   for (const std::string& name : names) {
     table_handle table;
-    if (db.find_table(name, table) != status::ok) ASSERT_EQ(db.create_table(name, table), status::ok) << name;
+    if (db.find_table(name, table) != status::ok) {
+      ASSERT_EQ(db.create_table(name, table), status::ok) << name;
+    }
     model[name];
   }
 }
@@ -187,14 +194,18 @@ TEST(Recovery, SyncAndAsyncKeepEveryCommitAcrossReopens) {
       auto db = open_database(options);
       ASSERT_NE(db, nullptr);
       ASSERT_TRUE(db->is_durable());
-      if (session > 0) EXPECT_EQ(all_rows(*db, two_tables), model) << "session " << session;
+      if (session > 0) {
+        EXPECT_EQ(all_rows(*db, two_tables), model) << "session " << session;
+      }
       ASSERT_NO_FATAL_FAILURE(create_tables(*db, model, two_tables));
       const std::size_t before = writer.commits();
       ASSERT_NO_FATAL_FAILURE(writer.run(*db, model, 70));
       const log_stats stats = db->log_statistics();
       EXPECT_GE(stats.commits, writer.commits() - before);
       EXPECT_GT(stats.bytes, 0u);
-      if (mode == commit_mode::sync) EXPECT_GT(stats.fsyncs, 0u);
+      if (mode == commit_mode::sync) {
+        EXPECT_GT(stats.fsyncs, 0u);
+      }
       EXPECT_EQ(all_rows(*db, two_tables), model);
     }
     EXPECT_GT(log_segments(directory.path()).size(), 3u) << "small segments: the log rolled over";
@@ -504,7 +515,9 @@ void expect_refused_then_whole(const fs::path& directory, const fs::path& damage
   EXPECT_EQ(database::open(options, db, message), expected) << message;
   EXPECT_EQ(db, nullptr);
   EXPECT_NE(message.find(damaged_file.string()), std::string::npos) << message;
-  if (offset) EXPECT_NE(message.find("byte offset " + std::to_string(*offset)), std::string::npos) << message;
+  if (offset) {
+    EXPECT_NE(message.find("byte offset " + std::to_string(*offset)), std::string::npos) << message;
+  }
   EXPECT_EQ(directory_bytes(directory), before) << "a refused open changes nothing";
   write_bytes(damaged_file, intact_bytes);
   db = open_database(options);
@@ -685,7 +698,9 @@ TEST(Recovery, SecondaryIndexesAreDeclaredAgainAfterEveryOpen) {
           user < session ? "moved" + std::to_string(user) + "@mail" : "u" + std::to_string(user) + "@mail";
       ASSERT_EQ(reader.index_get(by_email, address, value), status::ok) << address;
       EXPECT_EQ(value.substr(0, value.find('|')), address);
-      if (user < session) EXPECT_EQ(reader.index_get(by_email, "u" + std::to_string(user) + "@mail", value), status::not_found);
+      if (user < session) {
+        EXPECT_EQ(reader.index_get(by_email, "u" + std::to_string(user) + "@mail", value), status::not_found);
+      }
     }
     std::vector<std::string> scanned;
     ASSERT_EQ(reader.index_scan(by_email, "moved", 100, [&](std::string_view key, std::string_view) { scanned.emplace_back(key); }),
@@ -696,7 +711,9 @@ TEST(Recovery, SecondaryIndexesAreDeclaredAgainAfterEveryOpen) {
     ASSERT_EQ(writer.update(users, "u" + std::to_string(session), "moved" + std::to_string(session) + "@mail|99"), status::ok);
     ASSERT_EQ(writer.commit(), status::ok);
     std::string message;
-    if (session == 1) ASSERT_EQ(db->checkpoint(message), status::ok) << message;
+    if (session == 1) {
+      ASSERT_EQ(db->checkpoint(message), status::ok) << message;
+    }
   }
 }
 
