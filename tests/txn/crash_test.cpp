@@ -371,6 +371,52 @@ void check_round(const rows& before, const rows& recovered, const round_reports&
   EXPECT_EQ(recovered.size(), expected.size()) << "recovered: " << describe_rows(recovered);
 }
 
+// create_table is durable when it returns, in sync and in async mode (database.hpp): a child
+// creates a table with a long async interval, reports, and is killed at once.
+TEST(Crash, CreatedTableSurvivesAKillRightAfterCreateTable) {
+  for (const commit_mode mode : {commit_mode::sync, commit_mode::async}) {
+    SCOPED_TRACE(mode == commit_mode::sync ? "sync" : "async");
+    temp_directory directory;
+    database_options options = durable_options(directory.path(), mode, segment_bytes);
+    options.async_interval = std::chrono::seconds(20);
+    int pipe_fds[2];
+    ASSERT_EQ(::pipe(pipe_fds), 0);
+    std::fflush(nullptr);
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      ::close(pipe_fds[0]);
+      std::unique_ptr<database> db;
+      std::string message;
+      if (database::open(options, db, message) != status::ok) child_fails(pipe_fds[1], "open: " + message);
+      table_handle table;
+      if (const status s = db->create_table("made", table); s != status::ok) child_fails(pipe_fds[1], describe(s));
+      report ready;
+      ready.kind = 'R';
+      send(pipe_fds[1], ready);
+      std::this_thread::sleep_for(std::chrono::seconds(30));
+      ::_exit(0);
+    }
+    ::close(pipe_fds[1]);
+    report_reader reader(pipe_fds[0]);
+    round_reports reports;
+    bool open_pipe = true;
+    while (open_pipe && !reports.ready && reports.error.empty()) open_pipe = reader.read_some(1000, reports);
+    ::kill(child, SIGKILL);
+    while (open_pipe) open_pipe = reader.read_some(-1, reports);
+    ::close(pipe_fds[0]);
+    int wait_status = 0;
+    ASSERT_EQ(::waitpid(child, &wait_status, 0), child);
+    ASSERT_EQ(reports.error, "");
+    ASSERT_TRUE(reports.ready);
+    std::unique_ptr<database> db;
+    std::string message;
+    ASSERT_EQ(database::open(options, db, message), status::ok) << message;
+    table_handle table;
+    EXPECT_EQ(db->find_table("made", table), status::ok) << "create_table returned ok before the kill";
+  }
+}
+
 std::uint64_t from_environment(const char* name, std::uint64_t otherwise) {
   const char* text = std::getenv(name);
   if (text == nullptr || *text == '\0') return otherwise;
