@@ -16,6 +16,8 @@
 //     them), must equal the number of committed increments.
 //   * Damage to the last segment loses exactly the commits of the blocks cut off (read back
 //     from the segment before the damage), unless the newest checkpoint already holds them.
+//   * Every fifth round runs in async mode: acknowledged commits may be lost there, but each
+//     thread's keys must still show a prefix of its transactions (and the counter agree).
 // Rounds: BRAID_CRASH_KILLS (default 12), BRAID_CRASH_SEED picks the random choices; the
 // counts are printed at the end.
 #include <gtest/gtest.h>
@@ -165,10 +167,18 @@ void child_thread(database& db, table_handle table, int fd, int thread, std::uin
   while (!precommitted.empty()) finish_oldest();
 }
 
-[[noreturn]] void run_child(const fs::path& directory, int fd, std::uint64_t round, int threads, bool checkpoints,
-                            bool pipelined) {
-  database_options options = durable_options(directory, commit_mode::sync, segment_bytes);
-  if (checkpoints) options.checkpoint_interval = std::chrono::milliseconds(10);
+// What a round's child does.
+struct round_setup {
+  int threads = 1;
+  bool checkpoints = false;  // a background checkpoint every 10 ms
+  bool pipelined = false;    // precommit / finish_commit, up to four in flight per thread
+  bool async = false;        // async log mode: acknowledged commits may be lost, but only a suffix
+};
+
+[[noreturn]] void run_child(const fs::path& directory, int fd, std::uint64_t round, const round_setup& setup) {
+  database_options options = durable_options(directory, setup.async ? commit_mode::async : commit_mode::sync, segment_bytes);
+  options.async_interval = std::chrono::milliseconds(1 + round % 20);
+  if (setup.checkpoints) options.checkpoint_interval = std::chrono::milliseconds(10);
   std::unique_ptr<database> db;
   std::string message;
   if (const status s = database::open(options, db, message); s != status::ok) {
@@ -182,8 +192,8 @@ void child_thread(database& db, table_handle table, int fd, int thread, std::uin
   ready.kind = 'R';
   send(fd, ready);
   std::vector<std::thread> running;
-  for (int thread = 0; thread < threads; ++thread) {
-    running.emplace_back([&, thread] { child_thread(*db, table, fd, thread, round, pipelined); });
+  for (int thread = 0; thread < setup.threads; ++thread) {
+    running.emplace_back([&, thread] { child_thread(*db, table, fd, thread, round, setup.pipelined); });
   }
   for (std::thread& t : running) t.join();
   child_fails(fd, "not killed within 30 s");
@@ -239,7 +249,7 @@ class report_reader {
 struct totals {
   std::size_t kills = 0, kills_while_opening = 0, acknowledged = 0, in_flight = 0, in_flight_recovered = 0;
   std::size_t torn_reopenings = 0, truncated = 0, bit_flips = 0, lost_to_damage = 0, checkpoint_rounds = 0;
-  std::size_t pipelined_rounds = 0;
+  std::size_t pipelined_rounds = 0, async_rounds = 0, lost_in_async = 0;
 };
 
 using rows = std::map<std::string, std::string>;
@@ -309,9 +319,10 @@ std::set<std::uint64_t> damage_last_segment(const fs::path& directory, std::mt19
 // acknowledged were in flight at the kill (one, or up to four when pipelined) and, the log
 // being a prefix, the thread's keys must show the acknowledged ones plus a prefix of those in
 // flight. A transaction whose block the damage cut off is lost with every later one of its
-// thread, and every earlier one is present.
+// thread, and every earlier one is present. In async mode acknowledged transactions may be
+// lost too, but only a suffix of each thread's.
 void check_round(const rows& before, const rows& recovered, const round_reports& reports, const std::set<std::uint64_t>& lost,
-                 totals& counted) {
+                 bool async, totals& counted) {
   rows expected;
   std::uint64_t counter = before.contains(counter_key) ? std::stoull(before.at(counter_key)) : 0;
   for (int thread = 0; thread < max_threads; ++thread) {
@@ -352,14 +363,15 @@ void check_round(const rows& before, const rows& recovered, const round_reports&
       EXPECT_TRUE(got == states[present]) << "thread " << thread << ": the blocks before the cut, none after it\n recovered: "
                                           << describe_rows(got) << "\n expected:  " << describe_rows(states[present]);
     } else {
-      present = acknowledged_prefix;
+      present = async ? 0 : acknowledged_prefix;
       while (present <= begun.size() && got != states[present]) ++present;
       if (present > begun.size()) {
         ADD_FAILURE() << "thread " << thread << ": not the acknowledged transactions plus a prefix of those in flight\n recovered: "
                       << describe_rows(got) << "\n acknowledged: " << describe_rows(states[acknowledged_prefix]);
         present = acknowledged_prefix;
       }
-      counted.in_flight_recovered += present - acknowledged_prefix;
+      if (present >= acknowledged_prefix) counted.in_flight_recovered += present - acknowledged_prefix;
+      else counted.lost_in_async += acknowledged_prefix - present;
     }
     expected.insert(states[present].begin(), states[present].end());
     counter += increments[present];
@@ -434,13 +446,16 @@ TEST(Crash, EveryAcknowledgedCommitSurvivesSigkill) {
   rows state;  // what the last reopen recovered (and checked)
   for (std::size_t round = 0; round < kills && !::testing::Test::HasFailure(); ++round) {
     SCOPED_TRACE("round " + std::to_string(round));
-    const int threads = 1 + static_cast<int>(random() % max_threads);
-    const bool checkpoints = round % 3 == 1;
-    const bool pipelined = random() % 3 == 0;
+    round_setup setup;
+    setup.threads = 1 + static_cast<int>(random() % max_threads);
+    setup.checkpoints = round % 3 == 1;
+    setup.pipelined = random() % 3 == 0;
+    setup.async = round % 5 == 4;
     const bool while_opening = random() % 8 == 0;
     const auto delay = std::chrono::milliseconds(while_opening ? random() % 15 : 2 + random() % 100);
-    counted.checkpoint_rounds += checkpoints ? 1 : 0;
-    counted.pipelined_rounds += pipelined ? 1 : 0;
+    counted.checkpoint_rounds += setup.checkpoints ? 1 : 0;
+    counted.pipelined_rounds += setup.pipelined ? 1 : 0;
+    counted.async_rounds += setup.async ? 1 : 0;
 
     int pipe_fds[2];
     ASSERT_EQ(::pipe(pipe_fds), 0);
@@ -449,7 +464,7 @@ TEST(Crash, EveryAcknowledgedCommitSurvivesSigkill) {
     ASSERT_GE(child, 0);
     if (child == 0) {
       ::close(pipe_fds[0]);
-      run_child(directory.path(), pipe_fds[1], round, threads, checkpoints, pipelined);
+      run_child(directory.path(), pipe_fds[1], round, setup);
     }
     ::close(pipe_fds[1]);
     report_reader reader(pipe_fds[0]);
@@ -489,15 +504,17 @@ TEST(Crash, EveryAcknowledgedCommitSurvivesSigkill) {
     table_handle table;
     rows recovered;
     if (db->find_table("crash", table) == status::ok) recovered = table_rows(*db, table);
-    check_round(state, recovered, reports, lost, counted);
+    check_round(state, recovered, reports, lost, setup.async, counted);
     state = recovered;
   }
   std::printf(
       "crash test (seed %llu): %zu kills (%zu while opening), %zu acknowledged commits, %zu in flight at a kill (%zu of them "
-      "recovered), %zu torn-tail reopenings, %zu rounds with background checkpoints, %zu pipelined, damage: %zu cuts and "
-      "%zu bit flips of the last segment (%zu acknowledged commits cut off)\n",
+      "recovered), %zu torn-tail reopenings, %zu rounds with background checkpoints, %zu pipelined, %zu in async mode (%zu "
+      "acknowledged commits not yet on disk at the kill), damage: %zu cuts and %zu bit flips of the last segment (%zu "
+      "acknowledged commits cut off)\n",
       static_cast<unsigned long long>(seed), counted.kills, counted.kills_while_opening, counted.acknowledged, counted.in_flight, counted.in_flight_recovered,
-      counted.torn_reopenings, counted.checkpoint_rounds, counted.pipelined_rounds, counted.truncated, counted.bit_flips, counted.lost_to_damage);
+      counted.torn_reopenings, counted.checkpoint_rounds, counted.pipelined_rounds, counted.async_rounds,
+      counted.lost_in_async, counted.truncated, counted.bit_flips, counted.lost_to_damage);
 }
 
 }  // namespace
