@@ -4,20 +4,13 @@
 #include <string>
 
 #include "braid/txn/database.hpp"
+#include "txn/txn_test_support.hpp"
 
 namespace {
 
 using braid::txn::status;
 
-struct api : ::testing::Test {
-  void SetUp() override {
-    std::string message;
-    ASSERT_EQ(braid::txn::database::open({}, db, message), status::ok);
-    ASSERT_EQ(db->create_table("t", t), status::ok);
-  }
-  std::unique_ptr<braid::txn::database> db;
-  braid::txn::table_handle t;
-};
+using api = braid::txn::testing::one_table_database;
 
 TEST_F(api, point_operations_in_one_transaction) {
   auto tx = db->begin();

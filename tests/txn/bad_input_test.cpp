@@ -13,15 +13,7 @@ namespace {
 
 using braid::txn::status;
 
-struct bad_input : ::testing::Test {
-  void SetUp() override {
-    std::string message;
-    ASSERT_EQ(braid::txn::database::open({}, db, message), status::ok);
-    ASSERT_EQ(db->create_table("t", t), status::ok);
-  }
-  std::unique_ptr<braid::txn::database> db;
-  braid::txn::table_handle t;
-};
+using bad_input = braid::txn::testing::one_table_database;
 
 TEST_F(bad_input, keys_and_values_over_the_limits) {
   auto tx = db->begin();

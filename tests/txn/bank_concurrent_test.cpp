@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "braid/txn/database.hpp"
+#include "txn/txn_test_support.hpp"
 
 namespace {
 
@@ -35,11 +36,8 @@ status run(Operation operation) {
 }
 
 void bank(isolation level) {
-  std::unique_ptr<braid::txn::database> db;
-  std::string message;
-  ASSERT_EQ(braid::txn::database::open({}, db, message), status::ok);
   braid::txn::table_handle t;
-  ASSERT_EQ(db->create_table("bank", t), status::ok);
+  const std::unique_ptr<braid::txn::database> db = braid::txn::testing::in_memory_database("bank", t);
   {
     auto tx = db->begin();
     for (int i = 0; i < accounts; ++i) ASSERT_EQ(tx.insert(t, account(i), std::to_string(initial)), status::ok);
@@ -130,11 +128,8 @@ TEST(txn_bank, serializable_keeps_the_total) { bank(isolation::serializable); }
 // Write skew under concurrency: each transaction moves a unit out of one of two accounts only
 // if their sum stays non-negative. Serializable executions keep the constraint.
 TEST(txn_bank, serializable_prevents_write_skew_under_threads) {
-  std::unique_ptr<braid::txn::database> db;
-  std::string message;
-  ASSERT_EQ(braid::txn::database::open({}, db, message), status::ok);
   braid::txn::table_handle t;
-  ASSERT_EQ(db->create_table("pair", t), status::ok);
+  const std::unique_ptr<braid::txn::database> db = braid::txn::testing::in_memory_database("pair", t);
   for (int round = 0; round < 200; ++round) {
     {
       auto tx = db->begin();

@@ -17,23 +17,13 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace braid::txn;
-using braid::txn::testing::files_with_prefix;
-using braid::txn::testing::flip_bit;
-using braid::txn::testing::read_bytes;
-using braid::txn::testing::temp_directory;
-using braid::txn::testing::write_bytes;
+using namespace braid::txn::testing;
 
 struct contents {
   std::map<std::uint32_t, std::string> tables;
   std::vector<std::tuple<std::uint32_t, std::uint64_t, std::string, std::string>> rows;
   bool operator==(const contents&) const = default;
 };
-
-std::string random_bytes(std::mt19937_64& random, std::size_t max_size) {
-  std::string bytes(random() % (max_size + 1), '\0');
-  for (char& byte : bytes) byte = static_cast<char>(random());
-  return bytes;
-}
 
 contents random_contents(std::uint64_t seed) {
   std::mt19937_64 random(seed);

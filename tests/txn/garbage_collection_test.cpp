@@ -5,24 +5,18 @@
 #include <string>
 
 #include "braid/txn/database.hpp"
+#include "txn/txn_test_support.hpp"
 
 namespace {
 
 using braid::txn::status;
 
-struct garbage_collection : ::testing::Test {
-  void SetUp() override {
-    std::string message;
-    ASSERT_EQ(braid::txn::database::open({}, db, message), status::ok);
-    ASSERT_EQ(db->create_table("t", t), status::ok);
-  }
+struct garbage_collection : braid::txn::testing::one_table_database {
   void update(const std::string& value) {
     auto tx = db->begin();
     ASSERT_EQ(tx.upsert(t, "hot", value), status::ok);
     ASSERT_EQ(tx.commit(), status::ok);
   }
-  std::unique_ptr<braid::txn::database> db;
-  braid::txn::table_handle t;
 };
 
 TEST_F(garbage_collection, updates_of_one_key_keep_memory_bounded) {

@@ -25,11 +25,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace braid::txn;
-using braid::txn::testing::files_with_prefix;
-using braid::txn::testing::flip_bit;
-using braid::txn::testing::read_bytes;
-using braid::txn::testing::temp_directory;
-using braid::txn::testing::write_bytes;
+using namespace braid::txn::testing;
 
 struct record {
   std::uint64_t commit_ts;
@@ -40,12 +36,6 @@ struct record {
   std::string value;
   auto operator<=>(const record&) const = default;
 };
-
-std::string random_bytes(std::mt19937_64& random, std::size_t max_size) {
-  std::string bytes(random() % (max_size + 1), '\0');
-  for (char& byte : bytes) byte = static_cast<char>(random());
-  return bytes;
-}
 
 // One random transaction's records, appended to buffer and to expected.
 void random_block(std::mt19937_64& random, std::uint64_t commit_ts, log_buffer& buffer, std::vector<record>& expected) {
@@ -518,15 +508,19 @@ TEST(LogReplay, BitFlipInTheLastBlockIsATornTailAndInAMiddleBlockIsCorrupt) {
   }
   ASSERT_EQ(starts.size(), blocks);
   std::mt19937_64 random(99);
-  // Every byte of the last block, a random bit each: torn tail, the first blocks replayed.
-  for (std::size_t offset = starts.back(); offset < whole.size(); ++offset) {
-    temp_directory copy;
+  // Replays a copy of the segment with one random bit of byte `offset` flipped.
+  auto replay_flipped = [&](const temp_directory& copy, std::size_t offset, replay_report& report) {
     const fs::path target = copy.path() / segment.filename();
     write_bytes(target, whole);
     flip_bit(target, offset, static_cast<int>(random() % 8));
     std::vector<record> replayed;
+    return replay_all(copy.path(), 0, replayed, report);
+  };
+  // Every byte of the last block, a random bit each: torn tail, the first blocks replayed.
+  for (std::size_t offset = starts.back(); offset < whole.size(); ++offset) {
+    temp_directory copy;
     replay_report report;
-    ASSERT_EQ(replay_all(copy.path(), 0, replayed, report), status::ok) << offset << ": " << report.message;
+    ASSERT_EQ(replay_flipped(copy, offset, report), status::ok) << offset << ": " << report.message;
     EXPECT_TRUE(report.torn_tail) << offset;
     EXPECT_EQ(report.blocks, blocks - 1) << offset;
   }
@@ -535,11 +529,8 @@ TEST(LogReplay, BitFlipInTheLastBlockIsATornTailAndInAMiddleBlockIsCorrupt) {
   for (std::size_t offset = starts[middle]; offset < starts[middle + 1]; ++offset) {
     temp_directory copy;
     const fs::path target = copy.path() / segment.filename();
-    write_bytes(target, whole);
-    flip_bit(target, offset, static_cast<int>(random() % 8));
-    std::vector<record> replayed;
     replay_report report;
-    ASSERT_EQ(replay_all(copy.path(), 0, replayed, report), status::corrupt) << offset;
+    ASSERT_EQ(replay_flipped(copy, offset, report), status::corrupt) << offset;
     EXPECT_NE(report.message.find(target.string()), std::string::npos) << report.message;
     EXPECT_NE(report.message.find("byte offset " + std::to_string(starts[middle])), std::string::npos) << report.message;
     EXPECT_EQ(read_bytes(target).size(), whole.size()) << "a corrupt log is never cut";

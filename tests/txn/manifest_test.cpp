@@ -12,10 +12,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace braid::txn;
-using braid::txn::testing::flip_bit;
-using braid::txn::testing::read_bytes;
-using braid::txn::testing::temp_directory;
-using braid::txn::testing::write_bytes;
+using namespace braid::txn::testing;
 
 TEST(Manifest, CreatedWhenAbsentOrEmptyThenAccepted) {
   temp_directory base;

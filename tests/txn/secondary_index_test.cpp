@@ -8,6 +8,7 @@
 #include <string>
 
 #include "braid/txn/database.hpp"
+#include "txn/txn_test_support.hpp"
 
 namespace {
 
@@ -17,11 +18,8 @@ using braid::txn::status;
 std::string email_of(std::string_view value) { return std::string(value.substr(0, value.find('|'))); }
 
 TEST(txn_secondary_index, matches_a_reference_with_stale_entries) {
-  std::unique_ptr<braid::txn::database> db;
-  std::string message;
-  ASSERT_EQ(braid::txn::database::open({}, db, message), status::ok);
   braid::txn::table_handle users;
-  ASSERT_EQ(db->create_table("users", users), status::ok);
+  const std::unique_ptr<braid::txn::database> db = braid::txn::testing::in_memory_database("users", users);
   std::map<std::string, std::string> reference;  // primary key -> value
   std::mt19937 random(7);
   auto random_value = [&](int id) {
@@ -89,11 +87,8 @@ TEST(txn_secondary_index, matches_a_reference_with_stale_entries) {
 }
 
 TEST(txn_secondary_index, own_writes_and_old_snapshots) {
-  std::unique_ptr<braid::txn::database> db;
-  std::string message;
-  ASSERT_EQ(braid::txn::database::open({}, db, message), status::ok);
   braid::txn::table_handle users;
-  ASSERT_EQ(db->create_table("users", users), status::ok);
+  const std::unique_ptr<braid::txn::database> db = braid::txn::testing::in_memory_database("users", users);
   braid::txn::index_handle by_email;
   ASSERT_EQ(db->create_index(users, "by_email", email_of, by_email), status::ok);
   {

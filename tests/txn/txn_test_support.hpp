@@ -1,5 +1,6 @@
-// Helpers for the durability tests: a temporary directory removed at the end of the test, and
-// whole-file read / write / byte-flip helpers.
+// Helpers for the txn tests: a fixture with an in-memory database and one table, a temporary
+// directory removed at the end of the test, whole-file read / write / byte-flip helpers, and
+// random byte strings.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -8,10 +9,38 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
+#include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "braid/txn/database.hpp"
+
 namespace braid::txn::testing {
+
+// An in-memory database with one table `name`, named by `table`.
+inline std::unique_ptr<database> in_memory_database(std::string_view name, table_handle& table) {
+  std::unique_ptr<database> db;
+  std::string message;
+  EXPECT_EQ(database::open({}, db, message), status::ok) << message;
+  EXPECT_EQ(db->create_table(name, table), status::ok);
+  return db;
+}
+
+// A fixture with an in-memory database and its table "t".
+struct one_table_database : ::testing::Test {
+  void SetUp() override { db = in_memory_database("t", t); }
+  std::unique_ptr<database> db;
+  table_handle t;
+};
+
+// 0..max_size bytes, each random.
+inline std::string random_bytes(std::mt19937_64& random, std::size_t max_size) {
+  std::string bytes(random() % (max_size + 1), '\0');
+  for (char& byte : bytes) byte = static_cast<char>(random());
+  return bytes;
+}
 
 class temp_directory {
  public:

@@ -136,7 +136,9 @@ class transaction {
 
   // ---- the same operations as coroutines, for either execution mode ----
   template <execution_mode M>
-  coro<status> get(table_handle t, std::string_view key, std::string& value);
+  coro<status> get(table_handle t, std::string_view key, std::string& value) {
+    return read_record<M>(t.table, nullptr, false, key, value);
+  }
   template <execution_mode M>
   coro<status> insert(table_handle t, std::string_view key, std::string_view value) {
     return write<M>(t, key, value, write_kind::insert);
@@ -154,7 +156,9 @@ class transaction {
     return write<M>(t, key, {}, write_kind::remove);
   }
   template <execution_mode M>
-  coro<status> index_get(index_handle i, std::string_view secondary_key, std::string& value);
+  coro<status> index_get(index_handle i, std::string_view secondary_key, std::string& value) {
+    return read_record<M>(i.table, i.index, true, secondary_key, value);
+  }
   template <execution_mode M, class Visit>
   coro<status> scan(table_handle t, std::string_view start, std::size_t limit, Visit visit) {
     return scan_index<M>(t.table, nullptr, start, limit, false, std::move(visit));
@@ -185,6 +189,9 @@ class transaction {
     return operation.take_result();
   }
 
+  template <execution_mode M>
+  coro<status> read_record(detail::table* t, detail::secondary_index* secondary, bool by_secondary,
+                           std::string_view key, std::string& value);
   template <execution_mode M>
   coro<status> write(table_handle t, std::string_view key, std::string_view value, write_kind kind);
   template <execution_mode M, class Visit>
@@ -235,19 +242,23 @@ class transaction {
 
 // ---- operations ----------------------------------------------------------------------------------
 
+// get and index_get: one probe of `tree` (the primary index, or a secondary one), then the
+// record's indirection entry and its chain down to the visible version.
 template <execution_mode M>
-coro<status> transaction::get(table_handle t, std::string_view key, std::string& value) {
-  if (const status s = usable(t.table); s != status::ok) co_return s;
+coro<status> transaction::read_record(detail::table* t, detail::secondary_index* secondary, bool by_secondary,
+                                      std::string_view key, std::string& value) {
+  if (const status s = usable(t); s != status::ok) co_return s;
+  if (by_secondary && secondary == nullptr) co_return status::unknown_table;
   if (!valid_key(key)) co_return status::invalid_argument;
   const auto guard = engine_->versions.pin();
-  primary_index::point_probe probe(t.table->primary, key);
+  primary_index::point_probe probe(by_secondary ? secondary->entries : t->primary, key);
   while (const void* node = probe.next()) {
     co_await primary_index::fetch_node<M>(node);
     probe.step();
   }
   const std::optional<std::uint64_t> oid = probe.result();
   if (!oid) co_return status::not_found;
-  std::atomic<detail::version*>& entry = t.table->oids.entry(*oid);
+  std::atomic<detail::version*>& entry = t->oids.entry(*oid);
   std::atomic<detail::version*>& fetched = co_await fetch<M>(&entry);
   detail::version* v = fetched.load(std::memory_order_acquire);
   while (v != nullptr) {
@@ -256,33 +267,9 @@ coro<status> transaction::get(table_handle t, std::string_view key, std::string&
     v = v->next.load(std::memory_order_acquire);
   }
   if (v == nullptr || v->tombstone) co_return status::not_found;
-  value.assign(v->value());
-  co_return status::ok;
-}
-
-template <execution_mode M>
-coro<status> transaction::index_get(index_handle i, std::string_view secondary_key, std::string& value) {
-  if (const status s = usable(i.table); s != status::ok) co_return s;
-  if (i.index == nullptr) co_return status::unknown_table;
-  if (!valid_key(secondary_key)) co_return status::invalid_argument;
-  const auto guard = engine_->versions.pin();
-  primary_index::point_probe probe(i.index->entries, secondary_key);
-  while (const void* node = probe.next()) {
-    co_await primary_index::fetch_node<M>(node);
-    probe.step();
-  }
-  const std::optional<std::uint64_t> oid = probe.result();
-  if (!oid) co_return status::not_found;
-  std::atomic<detail::version*>& entry = i.table->oids.entry(*oid);
-  std::atomic<detail::version*>& fetched = co_await fetch<M>(&entry);
-  detail::version* v = fetched.load(std::memory_order_acquire);
-  while (v != nullptr) {
-    co_await fetch<M>(v);
-    if (see(*v) != sight::invisible) break;
-    v = v->next.load(std::memory_order_acquire);
-  }
-  // A stale entry (the record's secondary key changed, or the write that added it aborted).
-  if (v == nullptr || v->tombstone || i.index->extract(v->value()) != secondary_key) co_return status::not_found;
+  // A stale secondary entry (the record's secondary key changed, or the write that added it
+  // aborted) is filtered out.
+  if (by_secondary && secondary->extract(v->value()) != key) co_return status::not_found;
   value.assign(v->value());
   co_return status::ok;
 }
