@@ -47,7 +47,9 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -252,7 +254,15 @@ struct worker_tally {
   std::uint64_t commits = 0;
   std::array<std::uint64_t, abort_reasons.size()> aborts{};
   std::vector<std::int64_t> latencies_ns;
+  std::int64_t cpu_ns = 0;  // the worker thread's CPU time
 };
+
+// This thread's CPU time: with the wall time it says how much of a CPU a worker had.
+std::int64_t thread_cpu_ns() noexcept {
+  timespec now{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
 
 // One worker's transactions [begin, end) of the stream, at most `group` precommitted at a time.
 // Returns the checksum shares of the committed transactions.
@@ -358,6 +368,7 @@ struct configuration {
   unsigned passes_tallied = 0;
   worker_tally total;
   txn::log_stats logged{0, 0, 0};
+  std::int64_t worker_wall_ns = 0;  // wall time of the timed passes times the workers
 
   [[nodiscard]] std::string technique() const { return level == isolation::snapshot ? "snapshot" : "serializable"; }
 };
@@ -433,6 +444,7 @@ void emit_rows(run_context& context, const measurement_facts& facts, std::vector
         .set("commits", static_cast<std::int64_t>(one.total.commits / std::max(1u, one.passes_tallied)))
         .set("logged_commits", static_cast<std::int64_t>(one.logged.commits / std::max(1u, one.passes_tallied)))
         .set("fsyncs_per_commit", static_cast<double>(one.logged.fsyncs) / commits)
+        .set("cpu_share", static_cast<double>(one.total.cpu_ns) / static_cast<double>(std::max<std::int64_t>(1, one.worker_wall_ns)))
         .set("timed_passes", static_cast<std::int64_t>(one.passes_tallied))
         .set("load_s", facts.load_seconds)
         .set("checksum", std::to_string(measured[i].checksum));
@@ -447,6 +459,14 @@ void emit_rows(run_context& context, const measurement_facts& facts, std::vector
 }
 
 // ---- the experiment -------------------------------------------------------------------------------
+
+// /proc/loadavg's 1, 5 and 15 minute averages: how busy a shared machine was.
+std::string load_average() {
+  std::ifstream file("/proc/loadavg");
+  std::string one, five, fifteen;
+  if (!(file >> one >> five >> fifteen)) return "unknown";
+  return one + " " + five + " " + fifteen;
+}
 
 // Transactions per pass unless --set transactions=N: enough for a second or more of work; in
 // sync mode a number the group commits finish in seconds (about 3 ms an fdatasync on a
@@ -528,6 +548,9 @@ void run_txn_ycsb(run_context& context) {
                      std::to_string(static_cast<double>(records) / loaded.load_seconds() / 1e6) + " M records/s), " +
                      format_bytes(loaded.bytes()) + " (" + std::to_string(loaded.bytes() / records) + " bytes per record)");
     for (unsigned threads : thread_list) {
+      context.note("load average " + std::string(to_string(log)) + ", " + std::to_string(threads) + " threads",
+                   load_average() + " (before the passes; this machine has " + std::to_string(available_cpus().size()) +
+                       " CPUs for the run)");
       thread_runner runner(threads);
       std::vector<configuration> configurations;
       for (std::size_t group : groups) {
@@ -544,17 +567,23 @@ void run_txn_ycsb(run_context& context) {
                           std::vector<worker_tally> tallies(runner.size());
                           std::vector<std::uint64_t> checksums(runner.size(), 0);
                           const txn::log_stats before = loaded.db().log_statistics();
+                          const std::int64_t start = now_ns();
                           runner.run([&](unsigned worker) {
                             const chunk mine = chunk_of(measured.transactions, runner.size(), worker);
                             transaction_worker one(loaded.db(), loaded.table(), stream, measured.level, measured.group,
                                                    tallies[worker]);
+                            const std::int64_t cpu_start = thread_cpu_ns();
                             checksums[worker] = one.run(mine.begin, mine.end);
+                            tallies[worker].cpu_ns = thread_cpu_ns() - cpu_start;
                           });
+                          const std::int64_t wall = now_ns() - start;
                           const txn::log_stats after = loaded.db().log_statistics();
                           if (measured.passes_run++ > 0) {
                             ++measured.passes_tallied;
+                            measured.worker_wall_ns += wall * static_cast<std::int64_t>(runner.size());
                             for (worker_tally& tally : tallies) {
                               measured.total.commits += tally.commits;
+                              measured.total.cpu_ns += tally.cpu_ns;
                               for (std::size_t r = 0; r < abort_reasons.size(); ++r) measured.total.aborts[r] += tally.aborts[r];
                               measured.total.latencies_ns.insert(measured.total.latencies_ns.end(), tally.latencies_ns.begin(),
                                                                  tally.latencies_ns.end());
