@@ -28,10 +28,11 @@
 // commits_per_s, commits and aborts per pass (aborts by reason), latency percentiles from
 // begin to durable commit (every transaction of the timed passes), commit blocks logged per
 // pass (transactions that wrote nothing log nothing), log bytes and fdatasyncs per commit (the
-// database's log counters over the timed passes), the engine's memory (size_bytes: versions, both indexes,
-// indirection), and the pass checksum (txn_ycsb.hpp). speedup_vs_naive is against snapshot
-// isolation at group 1 (a user's plain loop of commit()); speedup_vs_snapshot against snapshot
-// isolation at the same group.
+// database's log counters over the timed passes), cpu_share (the workers' CPU time over their
+// wall time: below 1 when they waited for the disk or, on a shared machine, for a CPU), the
+// engine's memory (size_bytes: versions, both indexes, indirection) and the pass checksum
+// (txn_ycsb.hpp). speedup_vs_naive is against snapshot isolation at group 1 (a user's plain
+// loop of commit()); speedup_vs_snapshot against snapshot isolation at the same group.
 //
 // Options: --keys (records; or --size: as many records as fill it at the engine's footprint;
 // default the DRAM-resident size, 16x the last-level cache), --threads, --group, --dist,
@@ -101,7 +102,8 @@ struct txn_settings {
 std::uint64_t setting_count(const std::string& name, const std::string& text, std::uint64_t low, std::uint64_t high) {
   const std::uint64_t value = parse_count(text, "--set " + name);
   if (value < low || value > high) {
-    throw usage_error("--set " + name + "=" + text + ": must be in " + std::to_string(low) + ".." + std::to_string(high));
+    throw usage_error("--set " + name + "=" + text + ": must be in " + std::to_string(low) + ".." +
+                      std::to_string(high));
   }
   return value;
 }
@@ -205,7 +207,8 @@ class loaded_database {
         const std::uint64_t key = record_key(record);
         const encoded_key key_bytes(key);
         const encoded_value value_bytes(value_of(key));
-        const status s = db_->install_committed(table_.table->id, record + 1, key_bytes.view(), value_bytes.view(), false, 1);
+        const status s =
+            db_->install_committed(table_.table->id, record + 1, key_bytes.view(), value_bytes.view(), false, 1);
         if (s != status::ok) {
           throw std::runtime_error("txn-ycsb: loading record " + std::to_string(record) + ": " + txn::describe(s));
         }
@@ -373,6 +376,42 @@ struct configuration {
   [[nodiscard]] std::string technique() const { return level == isolation::snapshot ? "snapshot" : "serializable"; }
 };
 
+// One pass of `measured` on every worker of `runner`; returns its checksum. The passes after the
+// first (measure_interleaved's warm-up) add their tallies and log counters to `measured`.
+std::uint64_t run_pass(thread_runner& runner, const loaded_database& loaded, const transaction_stream& stream,
+                       configuration& measured) {
+  std::vector<worker_tally> tallies(runner.size());
+  std::vector<std::uint64_t> checksums(runner.size(), 0);
+  const txn::log_stats before = loaded.db().log_statistics();
+  const std::int64_t start = now_ns();
+  runner.run([&](unsigned worker) {
+    const chunk mine = chunk_of(measured.transactions, runner.size(), worker);
+    transaction_worker one(loaded.db(), loaded.table(), stream, measured.level, measured.group, tallies[worker]);
+    const std::int64_t cpu_start = thread_cpu_ns();
+    checksums[worker] = one.run(mine.begin, mine.end);
+    tallies[worker].cpu_ns = thread_cpu_ns() - cpu_start;
+  });
+  const std::int64_t wall = now_ns() - start;
+  const txn::log_stats after = loaded.db().log_statistics();
+  if (measured.passes_run++ > 0) {
+    ++measured.passes_tallied;
+    measured.worker_wall_ns += wall * static_cast<std::int64_t>(runner.size());
+    worker_tally& total = measured.total;
+    for (const worker_tally& tally : tallies) {
+      total.commits += tally.commits;
+      total.cpu_ns += tally.cpu_ns;
+      for (std::size_t r = 0; r < abort_reasons.size(); ++r) total.aborts[r] += tally.aborts[r];
+      total.latencies_ns.insert(total.latencies_ns.end(), tally.latencies_ns.begin(), tally.latencies_ns.end());
+    }
+    measured.logged.commits += after.commits - before.commits;
+    measured.logged.bytes += after.bytes - before.bytes;
+    measured.logged.fsyncs += after.fsyncs - before.fsyncs;
+  }
+  std::uint64_t checksum = 0;
+  for (std::uint64_t each : checksums) checksum += each;
+  return checksum;
+}
+
 std::int64_t percentile(std::vector<std::int64_t>& values, double fraction) {
   if (values.empty()) return 0;
   const auto rank = static_cast<std::size_t>(fraction * static_cast<double>(values.size() - 1) + 0.5);
@@ -408,13 +447,16 @@ void emit_rows(run_context& context, const measurement_facts& facts, std::vector
   // The naive loop: snapshot isolation, commit() one transaction at a time.
   double naive_ns = 0;
   for (std::size_t i = 0; i < configurations.size(); ++i) {
-    if (configurations[i].level == isolation::snapshot && configurations[i].group == 1) naive_ns = ns_per_transaction(i);
+    if (configurations[i].level == isolation::snapshot && configurations[i].group == 1) {
+      naive_ns = ns_per_transaction(i);
+    }
   }
   for (std::size_t i = 0; i < configurations.size(); ++i) {
     configuration& one = configurations[i];
     const double ns = ns_per_transaction(i);
     const double passes = std::max(1u, one.passes_tallied);
     const double commits = static_cast<double>(std::max<std::uint64_t>(1, one.total.commits));
+    const double worker_wall_ns = static_cast<double>(std::max<std::int64_t>(1, one.worker_wall_ns));
     std::uint64_t aborts = 0;
     for (std::uint64_t count : one.total.aborts) aborts += count;
     result_row row;
@@ -444,7 +486,7 @@ void emit_rows(run_context& context, const measurement_facts& facts, std::vector
         .set("commits", static_cast<std::int64_t>(one.total.commits / std::max(1u, one.passes_tallied)))
         .set("logged_commits", static_cast<std::int64_t>(one.logged.commits / std::max(1u, one.passes_tallied)))
         .set("fsyncs_per_commit", static_cast<double>(one.logged.fsyncs) / commits)
-        .set("cpu_share", static_cast<double>(one.total.cpu_ns) / static_cast<double>(std::max<std::int64_t>(1, one.worker_wall_ns)))
+        .set("cpu_share", static_cast<double>(one.total.cpu_ns) / worker_wall_ns)
         .set("timed_passes", static_cast<std::int64_t>(one.passes_tallied))
         .set("load_s", facts.load_seconds)
         .set("checksum", std::to_string(measured[i].checksum));
@@ -480,7 +522,8 @@ std::size_t default_transactions(bool quick, log_choice log, std::size_t group, 
 void run_txn_ycsb(run_context& context) {
   const bool quick = context.quick();
   const txn_settings settings = settings_of(context);
-  std::size_t records = context.keys_or(quick ? 20'000 : std::max<std::size_t>(1, dram_resident_bytes() / footprint_typical));
+  const std::size_t dram_records = std::max<std::size_t>(1, dram_resident_bytes() / footprint_typical);
+  std::size_t records = context.keys_or(quick ? 20'000 : dram_records);
   if (const std::vector<std::size_t>& sizes = context.given().sizes_bytes; !sizes.empty()) {
     if (context.given().keys) throw usage_error("--size and --keys both set the record count: give one");
     if (sizes.size() > 1) throw usage_error("--size: txn-ycsb takes one size");
@@ -555,47 +598,16 @@ void run_txn_ycsb(run_context& context) {
       std::vector<configuration> configurations;
       for (std::size_t group : groups) {
         for (isolation level : levels) {
-          configurations.push_back({.level = level,
-                                    .group = group,
-                                    .transactions = settings.transactions.value_or(default_transactions(quick, log, group, threads))});
+          const std::size_t transactions =
+              settings.transactions.value_or(default_transactions(quick, log, group, threads));
+          configurations.push_back({.level = level, .group = group, .transactions = transactions});
         }
       }
       if (configurations.empty()) return;
       std::vector<technique_run> runs;
       for (configuration& measured : configurations) {
-        runs.push_back({measured.technique() + "@" + std::to_string(measured.group), [&runner, &loaded, &stream, &measured] {
-                          std::vector<worker_tally> tallies(runner.size());
-                          std::vector<std::uint64_t> checksums(runner.size(), 0);
-                          const txn::log_stats before = loaded.db().log_statistics();
-                          const std::int64_t start = now_ns();
-                          runner.run([&](unsigned worker) {
-                            const chunk mine = chunk_of(measured.transactions, runner.size(), worker);
-                            transaction_worker one(loaded.db(), loaded.table(), stream, measured.level, measured.group,
-                                                   tallies[worker]);
-                            const std::int64_t cpu_start = thread_cpu_ns();
-                            checksums[worker] = one.run(mine.begin, mine.end);
-                            tallies[worker].cpu_ns = thread_cpu_ns() - cpu_start;
-                          });
-                          const std::int64_t wall = now_ns() - start;
-                          const txn::log_stats after = loaded.db().log_statistics();
-                          if (measured.passes_run++ > 0) {
-                            ++measured.passes_tallied;
-                            measured.worker_wall_ns += wall * static_cast<std::int64_t>(runner.size());
-                            for (worker_tally& tally : tallies) {
-                              measured.total.commits += tally.commits;
-                              measured.total.cpu_ns += tally.cpu_ns;
-                              for (std::size_t r = 0; r < abort_reasons.size(); ++r) measured.total.aborts[r] += tally.aborts[r];
-                              measured.total.latencies_ns.insert(measured.total.latencies_ns.end(), tally.latencies_ns.begin(),
-                                                                 tally.latencies_ns.end());
-                            }
-                            measured.logged.commits += after.commits - before.commits;
-                            measured.logged.bytes += after.bytes - before.bytes;
-                            measured.logged.fsyncs += after.fsyncs - before.fsyncs;
-                          }
-                          std::uint64_t total = 0;
-                          for (std::uint64_t checksum : checksums) total += checksum;
-                          return total;
-                        }});
+        runs.push_back({measured.technique() + "@" + std::to_string(measured.group),
+                        [&runner, &loaded, &stream, &measured] { return run_pass(runner, loaded, stream, measured); }});
       }
       context.progress("log " + std::string(to_string(log)) + ", " + std::to_string(threads) + " threads: " +
                        std::to_string(runs.size()) + " passes");
