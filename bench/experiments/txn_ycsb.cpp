@@ -511,8 +511,9 @@ std::string load_average() {
 }
 
 // Transactions per pass unless --set transactions=N: enough for a second or more of work; in
-// sync mode a number the group commits finish in seconds (about 3 ms an fdatasync on a
-// virtual disk, `group x threads` commits each).
+// sync mode a number the group commits finish in seconds on a slow disk too (an fdatasync
+// takes from a few hundred microseconds to several milliseconds and covers at most
+// `group x threads` commits).
 std::size_t default_transactions(bool quick, log_choice log, std::size_t group, unsigned threads) {
   const std::size_t most = quick ? 2'000 : 100'000;
   if (log != log_choice::sync) return most;
