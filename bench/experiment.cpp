@@ -34,6 +34,15 @@ void check_options(const experiment& definition, const options& given) {
   refuse(given.distribution.has_value(), accepts_dist, "--dist");
   refuse(given.pages.has_value(), accepts_pages, "--pages");
   refuse(given.workload_files.has_value(), accepts_workload, "--workload");
+  for (const auto& [name, value] : given.settings) {
+    const bool known = std::any_of(definition.settings.begin(), definition.settings.end(),
+                                   [&name](const experiment_setting& setting) { return setting.name == name; });
+    if (known) continue;
+    std::string names;
+    for (const experiment_setting& setting : definition.settings) names += (names.empty() ? "" : ", ") + setting.name;
+    throw usage_error("--set " + name + "=" + value + ": not a setting of experiment '" + definition.name + "' (" +
+                      (names.empty() ? std::string("it has none") : "settings: " + names) + ")");
+  }
   const std::size_t cpus = available_cpus().size();
   for (unsigned threads : given.threads) {
     if (cpus != 0 && threads > cpus) {
@@ -76,6 +85,12 @@ key_distribution run_context::distribution_or(key_distribution fallback) const {
   return options_.distribution.value_or(fallback);
 }
 page_size run_context::pages_or(page_size fallback) const { return options_.pages.value_or(fallback); }
+std::optional<std::string> run_context::setting(const std::string& name) const {
+  for (const auto& [given, value] : options_.settings) {
+    if (given == name) return value;
+  }
+  return std::nullopt;
+}
 
 const workload_file_pair* run_context::workload() const {
   if (!options_.workload_files) return nullptr;

@@ -33,12 +33,22 @@ enum option_flag : unsigned {
 class run_context;
 struct workload_file_pair;
 
+// A setting of one experiment, given as --set NAME=VALUE: what the shared options do not
+// cover (a transaction's size, a log mode). The experiment checks the value when it runs (a
+// bad one is a usage_error); `braid-bench run NAME --help` prints the declaration.
+struct experiment_setting {
+  std::string name;    // "mix"
+  std::string values;  // what VALUE may be: "read-only | single-update | ycsb-a"
+  std::string meaning; // what it sets, and the default: "the transactions' operations (default read-only)"
+};
+
 struct experiment {
   std::string name;                     // "switch-cost"
   std::string reproduces;               // "Killer Nanoseconds Fig. 1-2" or "machinery (no figure)"
   std::string summary;                  // one line for `list`
   std::vector<std::string> techniques;  // values --technique accepts (all run by default)
   unsigned accepted = 0;                // option_flag bits
+  std::vector<experiment_setting> settings;  // names --set accepts (none by default)
   std::function<void(run_context&)> run;
 };
 
@@ -70,6 +80,8 @@ class run_context {
   [[nodiscard]] std::uint64_t seed() const;
   [[nodiscard]] key_distribution distribution_or(key_distribution fallback) const;
   [[nodiscard]] page_size pages_or(page_size fallback) const;
+  // The value of --set NAME=VALUE, or nullopt when the user gave none for NAME.
+  [[nodiscard]] std::optional<std::string> setting(const std::string& name) const;
   // The operations of --workload FILL RUN, or nullptr without the option. Figure runs read
   // and validate the files before any panel runs (set_workload); otherwise they are read on
   // the first call. Throws usage_error for an unreadable or malformed file.
@@ -122,7 +134,7 @@ class run_context {
   std::size_t configurations_total_ = 0;
 };
 
-// Validates `given` against the experiment's declared options and techniques, and refuses
+// Validates `given` against the experiment's declared options, settings and techniques, and refuses
 // --threads above the CPUs this process may run on (pinned workers would share a CPU and the
 // numbers would mean nothing): a thread sweep runs up to the cores present.
 void check_options(const experiment& definition, const options& given);

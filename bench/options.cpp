@@ -1,5 +1,6 @@
 #include "options.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -106,6 +107,19 @@ key_distribution parse_distribution(std::string_view text) {
   throw usage_error("--dist: '" + std::string(text) + "' is not uniform, sorted or zipf[:theta]");
 }
 
+std::pair<std::string, std::string> parse_setting(std::string_view text) {
+  const std::size_t equals = text.find('=');
+  if (equals == std::string_view::npos) fail("--set", "'" + std::string(text) + "' is not NAME=VALUE");
+  const std::string_view name = text.substr(0, equals);
+  const std::string_view value = text.substr(equals + 1);
+  const bool name_ok = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+  });
+  if (!name_ok) fail("--set", "'" + std::string(name) + "' is not a setting name (lowercase letters, digits, '-')");
+  if (value.empty()) fail("--set", "no value for '" + std::string(name) + "'");
+  return {std::string(name), std::string(value)};
+}
+
 std::size_t available_memory_bytes() {
   std::ifstream meminfo("/proc/meminfo");
   std::string key;
@@ -140,6 +154,13 @@ options merge_options(const options& preset, const options& user) {
   [&]<std::size_t... field>(std::index_sequence<field...>) {
     (take_if_set(std::get<field>(fields_of(merged)), std::get<field>(fields_of(user))), ...);
   }(std::make_index_sequence<std::tuple_size_v<decltype(fields_of(merged))>>{});
+  merged.settings = preset.settings;
+  for (const auto& [name, value] : user.settings) {
+    const auto same = std::find_if(merged.settings.begin(), merged.settings.end(),
+                                   [&name](const auto& setting) { return setting.first == name; });
+    if (same == merged.settings.end()) merged.settings.emplace_back(name, value);
+    else same->second = value;
+  }
   return merged;
 }
 
@@ -202,6 +223,12 @@ options parse_run_options(const std::vector<std::string>& arguments) {
     } else if (name == "--workload") {
       std::string fill = value();
       parsed.workload_files = {std::move(fill), value()};
+    } else if (name == "--set") {
+      auto setting = parse_setting(value());
+      for (const auto& given : parsed.settings) {
+        if (given.first == setting.first) fail(name, "'" + given.first + "' given twice");
+      }
+      parsed.settings.push_back(std::move(setting));
     } else {
       throw usage_error("unknown option '" + name + "' (see braid-bench run --help)");
     }

@@ -49,6 +49,9 @@ struct options {
   output_format format = output_format::table;
   std::optional<std::string> out_dir;    // --out DIR
   std::optional<std::pair<std::string, std::string>> workload_files;  // --workload FILL RUN
+  // --set NAME=VALUE (repeatable): settings of one experiment (`--set mix=read-only`), in the
+  // order given, each name once; the experiment declares the names it knows (experiment.hpp).
+  std::vector<std::pair<std::string, std::string>> settings;
 
   friend bool operator==(const options&, const options&) = default;
 };
@@ -60,14 +63,15 @@ template <class Options>
   requires std::same_as<std::remove_const_t<Options>, options>
 constexpr auto fields_of(Options& given) {
   auto& [sizes_bytes, keys, groups, threads, techniques, distribution, pages, repetitions, seed, quick, callgrind,
-         format, out_dir, workload_files] = given;
+         format, out_dir, workload_files, settings] = given;
   return std::tie(sizes_bytes, keys, groups, threads, techniques, distribution, pages, repetitions, seed, quick,
-                  callgrind, format, out_dir, workload_files);
+                  callgrind, format, out_dir, workload_files, settings);
 }
 
 // A figure preset's options overridden by the user's: every field the user set (a non-empty
 // list, an engaged optional, a flag that is on, a format other than the default) replaces the
-// preset's; every other field keeps the preset's value.
+// preset's; every other field keeps the preset's value. Settings (--set) merge by name: the
+// user's value of a name replaces the preset's, the preset's other settings stay.
 options merge_options(const options& preset, const options& user);
 
 // Parsers, exposed for tests. Each throws usage_error with the option name in the message.
@@ -75,6 +79,8 @@ std::size_t parse_size(std::string_view text, std::string_view option);
 std::uint64_t parse_count(std::string_view text, std::string_view option);
 std::vector<std::string> split_list(std::string_view text);
 key_distribution parse_distribution(std::string_view text);
+// NAME=VALUE of --set: NAME of lowercase letters, digits and '-', VALUE not empty.
+std::pair<std::string, std::string> parse_setting(std::string_view text);
 
 // Parses the arguments after `run EXPERIMENT`. Checks syntax and ranges; which options and
 // techniques an experiment accepts is checked by the experiment registry.

@@ -37,6 +37,7 @@ expect_usage_error "memory is available" run pointer-chase --size 1000GiB
 expect_usage_error "--group" run pointer-chase --group 0
 expect_usage_error "--threads" run pointer-chase --threads 100000 --quick
 expect_usage_error "not an option" run roofline --group 4
+expect_usage_error "not a setting" run pointer-chase --set mix=read-only --quick
 expect_usage_error "unknown option" headline --bogus
 
 if [[ -x build/callgrind/bench/braid-bench ]] && command -v valgrind >/dev/null; then

@@ -25,6 +25,7 @@ options (each experiment accepts the subset `braid-bench run NAME --help` lists)
   --dist D               key distribution: uniform | zipf[:theta] (YCSB, theta in (0,1)) | sorted
   --pages P              page size of the big arrays: 4k | 2m (transparent huge pages)
   --workload FILL RUN    YCSB-style workload files (braid-bench workload writes them)
+  --set NAME=VALUE       a setting of the experiment (repeatable; `run NAME --help` lists them)
   --repetitions N        timed repetitions per technique (medians are reported)
   --seed N               seed of every generator (recorded in the output)
   --quick                small sizes and few repetitions: a smoke test in seconds
@@ -46,6 +47,12 @@ void print_experiment_help(const experiment& definition) {
     if (definition.accepted & flag) std::cout << ' ' << name;
   }
   std::cout << " --repetitions --seed --quick --callgrind --format --out\n";
+  if (!definition.settings.empty()) {
+    std::cout << "settings (--set NAME=VALUE):\n";
+    for (const experiment_setting& setting : definition.settings) {
+      std::cout << "  " << setting.name << '=' << setting.values << "\n      " << setting.meaning << '\n';
+    }
+  }
   if (!definition.techniques.empty()) {
     std::cout << "techniques:";
     for (const std::string& technique : definition.techniques) std::cout << ' ' << technique;

@@ -139,6 +139,8 @@ const registration every_option{experiment{
     .techniques = {"naive", "coro"},
     .accepted = accepts_size | accepts_keys | accepts_group | accepts_threads | accepts_technique | accepts_dist |
                 accepts_pages | accepts_workload,
+    .settings = {{.name = "shape", .values = "round | square", .meaning = "a test setting"},
+                 {.name = "depth", .values = "N", .meaning = "another"}},
     .run = [](run_context& context) {
       ++every_option_runs;
       last_given = context.given();
@@ -157,7 +159,8 @@ TEST(FigureRun, EveryOptionTheUserGivesReachesTheExperiment) {
   const options user = parse_run_options({"--size", "3MiB", "--keys", "77", "--group", "5", "--threads", "1",
                                           "--technique", "coro", "--dist", "zipf:0.5", "--pages", "4k",
                                           "--repetitions", "4", "--seed", "123", "--quick", "--callgrind",
-                                          "--format", "json", "--out", "somewhere", "--workload", fill, run});
+                                          "--format", "json", "--out", "somewhere", "--workload", fill, run,
+                                          "--set", "shape=round"});
   // The test sets every field, so a field the merge forgot could not hide behind a default.
   std::size_t field_index = 0;
   auto expect_set = [&](const auto& field) {
@@ -183,6 +186,27 @@ TEST(FigureRun, EveryOptionTheUserGivesReachesTheExperiment) {
   EXPECT_EQ(last_given.keys, 9u);
   std::filesystem::remove(fill);
   std::filesystem::remove(run);
+}
+
+TEST(FigureRun, SettingsMergeByNameAndReachTheExperiment) {
+  const figure preset{.name = "figure-run-settings-preset",
+                      .experiment = "figure-run-every-option",
+                      .reproduces = "a test figure",
+                      .panels = {{.label = "only",
+                                  .arguments = {"--set", "shape=square", "--set", "depth=3"},
+                                  .quick_arguments = {"--set", "shape=square", "--set", "depth=3"}}}};
+  std::ostringstream progress;
+  run_figure(preset, parse_run_options({"--set", "depth=7"}), progress);
+  const experiment* definition = find_experiment("figure-run-every-option");
+  ASSERT_NE(definition, nullptr);
+  run_context context(*definition, last_given, std::cerr);
+  EXPECT_EQ(context.setting("shape"), "square");  // the preset's, kept
+  EXPECT_EQ(context.setting("depth"), "7");       // the user's, over the preset's
+  EXPECT_EQ(context.setting("colour"), std::nullopt);
+  // A name the experiment does not declare is refused before it runs.
+  every_option_runs = 0;
+  EXPECT_THROW(run_figure(preset, parse_run_options({"--set", "colour=red"}), progress), usage_error);
+  EXPECT_EQ(every_option_runs, 0);
 }
 
 TEST(FigureRun, WorkloadFilesAreReadOnceAndGivenToTheExperiment) {

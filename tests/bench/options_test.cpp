@@ -47,6 +47,21 @@ TEST(Options, RunOptions) {
   EXPECT_EQ(parsed.keys, 1000u);
 }
 
+TEST(Options, SettingsAreNameValuePairsInTheOrderGiven) {
+  const options parsed = parse_run_options({"--set", "mix=read-only", "--set", "log-dir=/a=b,c"});
+  EXPECT_EQ(parsed.settings, (std::vector<std::pair<std::string, std::string>>{{"mix", "read-only"}, {"log-dir", "/a=b,c"}}));
+  for (const std::vector<std::string>& bad :
+       std::vector<std::vector<std::string>>{{"--set"}, {"--set", "mix"}, {"--set", "=x"}, {"--set", "mix="},
+                                             {"--set", "Mix=x"}, {"--set", "a b=x"}, {"--set", "m=1", "--set", "m=2"}}) {
+    EXPECT_THROW(parse_run_options(bad), usage_error) << bad.back();
+  }
+  try {
+    parse_run_options({"--set", "m=1", "--set", "m=2"});
+  } catch (const usage_error& error) {
+    EXPECT_NE(std::string(error.what()).find("given twice"), std::string::npos) << error.what();
+  }
+}
+
 TEST(Options, MalformedValuesAreUsageErrors) {
   const std::vector<std::vector<std::string>> bad = {
       {"--group", "0"},        {"--group", "4,,8"},      {"--group", "x"},      {"--group", "5000"},
@@ -68,6 +83,17 @@ TEST(Options, ExperimentsRefuseOptionsAndTechniquesTheyDoNotKnow) {
   EXPECT_NO_THROW(check_options(definition, parse_run_options({"--group", "4", "--technique", "coro"})));
   EXPECT_THROW(check_options(definition, parse_run_options({"--technique", "amac"})), usage_error);
   EXPECT_THROW(check_options(definition, parse_run_options({"--size", "1GiB"})), usage_error);
+  // Settings: only the names the experiment declares.
+  EXPECT_THROW(check_options(definition, parse_run_options({"--set", "mix=ycsb-a"})), usage_error);
+  experiment with_settings = definition;
+  with_settings.settings = {{.name = "mix", .values = "ycsb-a", .meaning = "test"}};
+  EXPECT_NO_THROW(check_options(with_settings, parse_run_options({"--set", "mix=ycsb-a"})));
+  try {
+    check_options(with_settings, parse_run_options({"--set", "ops=3"}));
+    ADD_FAILURE() << "an undeclared setting was accepted";
+  } catch (const usage_error& error) {
+    EXPECT_NE(std::string(error.what()).find("settings: mix"), std::string::npos) << error.what();
+  }
 }
 
 TEST(Options, ImpossibleMemoryRequestsAreRefused) {

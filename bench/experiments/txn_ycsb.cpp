@@ -1,0 +1,655 @@
+// txn-ycsb: braid's transaction engine (braid/txn) under YCSB-style transactions of point reads
+// and updates, run by the plain engine (`tx.get`, `tx.update`: the sequential mode), in each
+// log mode, under snapshot isolation and under SSN (CoroBase §5.1: "SSN adds a fixed amount of
+// overhead, ~10-15 %").
+//
+// Each log mode gets a database of its own, loaded with the records (8-byte keys, 8-byte
+// values; the workload in txn_ycsb.hpp) and removed afterwards:
+//   memory  no directory: nothing is logged;
+//   none    a durable database whose log counts commits and bytes and writes nothing
+//           (CoroBase's null log device);
+//   async   commit returns at once, the flusher syncs within 10 ms;
+//   sync    commit returns after the fdatasync that covers it (group commit).
+// Durable databases live in a fresh directory under the system's temporary directory (or
+// under --set log-dir=DIR). The load installs the records as committed versions (the engine's
+// recovery hook, before any transaction runs: nothing is logged), on every CPU available, and
+// is timed apart from the passes.
+//
+// Techniques: the isolation level, `snapshot` or `serializable` (SI + SSN), measured
+// interleaved on the same database. --group K is the number of transactions a worker keeps in
+// flight (pipelined commit): a transaction is precommitted (commit timestamp, certification,
+// log record appended) and finished (durable, visible) once the worker has K precommitted or
+// the log says it is durable, so one fdatasync covers many commits. Group 1 is commit() one
+// transaction at a time. An aborted transaction is retried (after the worker finishes its own
+// precommitted ones) until it commits; every abort is counted by its reason.
+//
+// Rows, one per (log mode, thread count, isolation, group): `ops` is the transactions of a pass
+// (each counted once, however many attempts it took), ns_per_op and mops per transaction,
+// commits_per_s, commits and aborts per pass (aborts by reason), latency percentiles from
+// begin to durable commit (every transaction of the timed passes), commit blocks logged per
+// pass (transactions that wrote nothing log nothing), log bytes and fdatasyncs per commit (the
+// database's log counters over the timed passes), cpu_share (the workers' CPU time over their
+// wall time: below 1 when they waited for the disk or, on a shared machine, for a CPU), the
+// engine's memory (size_bytes: versions, both indexes, indirection) and the pass checksum
+// (txn_ycsb.hpp). speedup_vs_naive is against snapshot isolation at group 1 (a user's plain
+// loop of commit()); speedup_vs_snapshot against snapshot isolation at the same group.
+//
+// Options: --keys (records; or --size: as many records as fill it at the engine's footprint;
+// default the DRAM-resident size, 16x the last-level cache), --threads, --group, --dist,
+// --technique, --repetitions, --seed; settings (--set NAME=VALUE): log, mix, ops,
+// transactions, log-dir (declared below).
+#include "txn_ycsb.hpp"
+
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "braid/core/cycles.hpp"
+#include "braid/core/thread_runner.hpp"
+#include "braid/txn/database.hpp"
+#include "experiment.hpp"
+#include "measure.hpp"
+#include "threads.hpp"
+
+namespace braid::bench {
+namespace {
+
+using namespace txn_ycsb;
+using txn::access;
+using txn::commit_mode;
+using txn::database;
+using txn::isolation;
+using txn::status;
+using txn::table_handle;
+using txn::transaction;
+
+// ---- settings -------------------------------------------------------------------------------------
+
+enum class log_choice { memory, none, async, sync };
+
+const char* to_string(log_choice log) noexcept {
+  switch (log) {
+    case log_choice::memory: return "memory";
+    case log_choice::none: return "none";
+    case log_choice::async: return "async";
+    case log_choice::sync: return "sync";
+  }
+  return "?";
+}
+
+struct txn_settings {
+  std::vector<log_choice> logs;
+  transaction_mix mix = transaction_mix::ycsb_a;
+  std::size_t operations_per_transaction = 10;
+  std::optional<std::size_t> transactions;  // per pass; unset: the default of the log mode
+  std::filesystem::path log_parent;
+};
+
+std::uint64_t setting_count(const std::string& name, const std::string& text, std::uint64_t low, std::uint64_t high) {
+  const std::uint64_t value = parse_count(text, "--set " + name);
+  if (value < low || value > high) {
+    throw usage_error("--set " + name + "=" + text + ": must be in " + std::to_string(low) + ".." +
+                      std::to_string(high));
+  }
+  return value;
+}
+
+txn_settings settings_of(const run_context& context) {
+  txn_settings settings;
+  const std::string logs = context.setting("log").value_or("none,async,sync");
+  for (const std::string& item : split_list(logs)) {
+    const std::optional<log_choice> log = item == "memory" ? std::optional(log_choice::memory)
+                                          : item == "none"  ? std::optional(log_choice::none)
+                                          : item == "async" ? std::optional(log_choice::async)
+                                          : item == "sync"  ? std::optional(log_choice::sync)
+                                                            : std::nullopt;
+    if (!log) throw usage_error("--set log=" + logs + ": '" + item + "' is not memory, none, async or sync");
+    if (std::find(settings.logs.begin(), settings.logs.end(), *log) != settings.logs.end()) {
+      throw usage_error("--set log=" + logs + ": '" + item + "' given twice");
+    }
+    settings.logs.push_back(*log);
+  }
+  if (const std::optional<std::string> mix = context.setting("mix")) settings.mix = parse_mix(*mix);
+  if (const std::optional<std::string> ops = context.setting("ops")) {
+    settings.operations_per_transaction = setting_count("ops", *ops, 1, 10'000);
+  }
+  if (const std::optional<std::string> count = context.setting("transactions")) {
+    settings.transactions = setting_count("transactions", *count, 1, 100'000'000);
+  }
+  settings.log_parent = std::filesystem::temp_directory_path();
+  if (const std::optional<std::string> directory = context.setting("log-dir")) {
+    std::error_code error;
+    if (!std::filesystem::is_directory(*directory, error)) {
+      throw usage_error("--set log-dir=" + *directory + ": not a directory");
+    }
+    settings.log_parent = *directory;
+  }
+  return settings;
+}
+
+// ---- the engine's footprint ---------------------------------------------------------------------
+
+// Bytes per record once loaded (measured: 347 at 20 thousand and at 2 million records): the
+// version (a 128-byte header and the value, in a 64-byte size class: 192), the indirection
+// entry (8) and the record's share of both Masstree indexes (key order and reversed, about 70
+// each). `typical` sizes --size and the default; `most` is what the memory check reserves.
+constexpr std::size_t footprint_typical = 340;
+constexpr std::size_t footprint_most = 380;
+
+std::size_t engine_bytes(const database& db, table_handle table) {
+  const txn::detail::table& t = *table.table;
+  const std::size_t indirection = t.oids.end() * sizeof(std::atomic<txn::detail::version*>);
+  return db.version_bytes() + t.primary.memory_bytes() + t.reversed.memory_bytes() + indirection;
+}
+
+// ---- one database per log mode ------------------------------------------------------------------
+
+// The filesystem a path is on, by statfs's magic number ("ext4", "tmpfs", ...).
+std::string filesystem_of(const std::filesystem::path& path) {
+  struct statfs facts {};
+  if (::statfs(path.c_str(), &facts) != 0) return "unknown";
+  switch (static_cast<unsigned long>(facts.f_type)) {
+    case 0xEF53: return "ext2/3/4";
+    case 0x01021994: return "tmpfs (memory: fdatasync costs nothing)";
+    case 0x58465342: return "xfs";
+    case 0x9123683E: return "btrfs";
+    case 0x794C7630: return "overlayfs";
+    case 0x6969: return "nfs";
+    default: return "type 0x" + [&] {
+      char text[17] = {};
+      std::snprintf(text, sizeof text, "%lx", static_cast<unsigned long>(facts.f_type));
+      return std::string(text);
+    }();
+  }
+}
+
+// A database of one log mode with the records loaded; the directory goes with it.
+class loaded_database {
+ public:
+  loaded_database(run_context& context, log_choice log, const std::filesystem::path& parent, std::size_t records,
+                  unsigned loaders) {
+    txn::database_options options;
+    if (log != log_choice::memory) {
+      directory_ = parent / ("braid-txn-ycsb-" + std::to_string(::getpid()) + "-" + to_string(log));
+      std::filesystem::remove_all(directory_);
+      options.directory = directory_;
+      options.log_mode = log == log_choice::sync ? commit_mode::sync : log == log_choice::async ? commit_mode::async
+                                                                                                 : commit_mode::none;
+      context.note("log " + std::string(to_string(log)), directory_.string() + " (" + filesystem_of(parent) + ")");
+    }
+    std::string message;
+    if (const status s = database::open(options, db_, message); s != status::ok) {
+      throw std::runtime_error("txn-ycsb: cannot open a database (" + std::string(txn::describe(s)) + "): " + message);
+    }
+    if (const status s = db_->create_table("usertable", table_); s != status::ok) {
+      throw std::runtime_error("txn-ycsb: create_table: " + std::string(txn::describe(s)));
+    }
+    context.progress("log " + std::string(to_string(log)) + ": loading " + std::to_string(records) + " records");
+    const std::int64_t start = now_ns();
+    thread_runner runner(loaders);
+    runner.run([&](unsigned worker) {
+      const chunk mine = chunk_of(records, runner.size(), worker);
+      for (std::size_t record = mine.begin; record < mine.end; ++record) {
+        const std::uint64_t key = record_key(record);
+        const encoded_key key_bytes(key);
+        const encoded_value value_bytes(value_of(key));
+        const status s =
+            db_->install_committed(table_.table->id, record + 1, key_bytes.view(), value_bytes.view(), false, 1);
+        if (s != status::ok) {
+          throw std::runtime_error("txn-ycsb: loading record " + std::to_string(record) + ": " + txn::describe(s));
+        }
+      }
+    });
+    load_seconds_ = static_cast<double>(now_ns() - start) * 1e-9;
+    bytes_ = engine_bytes(*db_, table_);
+  }
+  loaded_database(const loaded_database&) = delete;
+  loaded_database& operator=(const loaded_database&) = delete;
+  ~loaded_database() {
+    db_.reset();
+    if (!directory_.empty()) {
+      std::error_code ignored;
+      std::filesystem::remove_all(directory_, ignored);
+    }
+  }
+
+  [[nodiscard]] database& db() const noexcept { return *db_; }
+  [[nodiscard]] table_handle table() const noexcept { return table_; }
+  [[nodiscard]] double load_seconds() const noexcept { return load_seconds_; }
+  [[nodiscard]] std::size_t bytes() const noexcept { return bytes_; }
+
+ private:
+  std::filesystem::path directory_;
+  std::unique_ptr<database> db_;
+  table_handle table_;
+  double load_seconds_ = 0;
+  std::size_t bytes_ = 0;
+};
+
+// ---- running transactions -----------------------------------------------------------------------
+
+// The abort reasons a pass counts, in row order.
+constexpr std::array<status, 4> abort_reasons = {status::abort_write_conflict, status::abort_serialization,
+                                                 status::abort_user, status::abort_log_failure};
+constexpr std::array<const char*, 4> abort_fields = {"aborts_write_conflict", "aborts_serialization", "aborts_user",
+                                                     "aborts_log_failure"};
+
+std::size_t reason_index(status s) {
+  return static_cast<std::size_t>(std::find(abort_reasons.begin(), abort_reasons.end(), s) - abort_reasons.begin());
+}
+
+// What one worker saw in one pass.
+struct worker_tally {
+  std::uint64_t commits = 0;
+  std::array<std::uint64_t, abort_reasons.size()> aborts{};
+  std::vector<std::int64_t> latencies_ns;
+  std::int64_t cpu_ns = 0;  // the worker thread's CPU time
+};
+
+// This thread's CPU time: with the wall time it says how much of a CPU a worker had.
+std::int64_t thread_cpu_ns() noexcept {
+  timespec now{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
+
+// One worker's transactions [begin, end) of the stream, at most `group` precommitted at a time.
+// Returns the checksum shares of the committed transactions.
+class transaction_worker {
+ public:
+  transaction_worker(database& db, table_handle table, const transaction_stream& stream, isolation level,
+                     std::size_t group, worker_tally& tally)
+      : db_(db), table_(table), stream_(stream), level_(level), ring_(group), tally_(tally) {}
+
+  std::uint64_t run(std::size_t begin, std::size_t end) {
+    tally_.latencies_ns.reserve(tally_.latencies_ns.size() + (end - begin));
+    for (std::size_t t = begin; t < end; ++t) {
+      start(t);
+      while (in_flight_ > 0 && ring_[oldest_].tx.is_durable()) finish_oldest();
+      while (in_flight_ >= ring_.size()) finish_oldest();
+    }
+    while (in_flight_ > 0) finish_oldest();
+    return checksum_;
+  }
+
+ private:
+  struct pending {
+    transaction tx;
+    std::int64_t started_ns = 0;
+    std::uint64_t share = 0;
+  };
+
+  // Runs transaction t until an attempt precommits, and queues it.
+  void start(std::size_t t) {
+    const std::int64_t started = now_ns();
+    const std::size_t per = stream_.per_transaction();
+    const access mode = stream_.read_only() ? access::read_only : access::read_write;
+    for (;;) {
+      transaction tx = db_.begin(level_, mode);
+      std::uint64_t share = 0;
+      status s = status::ok;
+      for (std::size_t i = t * per; i < (t + 1) * per && s == status::ok; ++i) {
+        const std::uint64_t operation = stream_.operations[i];
+        const encoded_key key(key_of(operation));
+        if (is_update(operation)) {
+          const encoded_value value(value_of(key_of(operation)));
+          s = tx.update(table_, key.view(), value.view());
+          share += update_share;
+        } else {
+          s = tx.get(table_, key.view(), value_);
+          if (s == status::ok) {
+            share += read_share(decode_value(value_));
+          } else if (s == status::not_found) {
+            share += read_share(std::nullopt);
+            s = status::ok;
+          }
+        }
+      }
+      if (s == status::ok) s = tx.precommit();
+      if (s == status::ok) {
+        pending& slot = ring_[(oldest_ + in_flight_) % ring_.size()];
+        slot.tx = std::move(tx);
+        slot.started_ns = started;
+        slot.share = share;
+        ++in_flight_;
+        return;
+      }
+      if (!txn::is_abort(s)) {
+        throw std::logic_error("txn-ycsb: transaction " + std::to_string(t) + ": " + txn::describe(s));
+      }
+      ++tally_.aborts[reason_index(s)];
+      // The retry may need this worker's own precommitted writes: finish them first.
+      while (in_flight_ > 0) finish_oldest();
+    }
+  }
+
+  void finish_oldest() {
+    pending& done = ring_[oldest_];
+    if (const status s = done.tx.finish_commit(); s != status::ok) {
+      throw std::runtime_error("txn-ycsb: a precommitted transaction failed: " + std::string(txn::describe(s)));
+    }
+    tally_.latencies_ns.push_back(now_ns() - done.started_ns);
+    ++tally_.commits;
+    checksum_ += done.share;
+    done.tx = transaction();
+    oldest_ = (oldest_ + 1) % ring_.size();
+    --in_flight_;
+  }
+
+  database& db_;
+  table_handle table_;
+  const transaction_stream& stream_;
+  isolation level_;
+  std::vector<pending> ring_;
+  std::size_t oldest_ = 0;
+  std::size_t in_flight_ = 0;
+  std::uint64_t checksum_ = 0;
+  std::string value_;
+  worker_tally& tally_;
+};
+
+// A measured configuration: the timed passes' tallies and log counters.
+struct configuration {
+  isolation level = isolation::snapshot;
+  std::size_t group = 1;
+  std::size_t transactions = 0;
+  unsigned passes_run = 0;  // the first (measure_interleaved's warm-up) is not tallied
+  unsigned passes_tallied = 0;
+  worker_tally total;
+  txn::log_stats logged{0, 0, 0};
+  std::int64_t worker_wall_ns = 0;  // wall time of the timed passes times the workers
+
+  [[nodiscard]] std::string technique() const { return level == isolation::snapshot ? "snapshot" : "serializable"; }
+};
+
+// One pass of `measured` on every worker of `runner`; returns its checksum. The passes after the
+// first (measure_interleaved's warm-up) add their tallies and log counters to `measured`.
+std::uint64_t run_pass(thread_runner& runner, const loaded_database& loaded, const transaction_stream& stream,
+                       configuration& measured) {
+  std::vector<worker_tally> tallies(runner.size());
+  std::vector<std::uint64_t> checksums(runner.size(), 0);
+  const txn::log_stats before = loaded.db().log_statistics();
+  const std::int64_t start = now_ns();
+  runner.run([&](unsigned worker) {
+    const chunk mine = chunk_of(measured.transactions, runner.size(), worker);
+    transaction_worker one(loaded.db(), loaded.table(), stream, measured.level, measured.group, tallies[worker]);
+    const std::int64_t cpu_start = thread_cpu_ns();
+    checksums[worker] = one.run(mine.begin, mine.end);
+    tallies[worker].cpu_ns = thread_cpu_ns() - cpu_start;
+  });
+  const std::int64_t wall = now_ns() - start;
+  const txn::log_stats after = loaded.db().log_statistics();
+  if (measured.passes_run++ > 0) {
+    ++measured.passes_tallied;
+    measured.worker_wall_ns += wall * static_cast<std::int64_t>(runner.size());
+    worker_tally& total = measured.total;
+    for (const worker_tally& tally : tallies) {
+      total.commits += tally.commits;
+      total.cpu_ns += tally.cpu_ns;
+      for (std::size_t r = 0; r < abort_reasons.size(); ++r) total.aborts[r] += tally.aborts[r];
+      total.latencies_ns.insert(total.latencies_ns.end(), tally.latencies_ns.begin(), tally.latencies_ns.end());
+    }
+    measured.logged.commits += after.commits - before.commits;
+    measured.logged.bytes += after.bytes - before.bytes;
+    measured.logged.fsyncs += after.fsyncs - before.fsyncs;
+  }
+  std::uint64_t checksum = 0;
+  for (std::uint64_t each : checksums) checksum += each;
+  return checksum;
+}
+
+std::int64_t percentile(std::vector<std::int64_t>& values, double fraction) {
+  if (values.empty()) return 0;
+  const auto rank = static_cast<std::size_t>(fraction * static_cast<double>(values.size() - 1) + 0.5);
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(rank), values.end());
+  return values[rank];
+}
+
+// ---- rows -----------------------------------------------------------------------------------------
+
+// What every row of one measurement shares.
+struct measurement_facts {
+  log_choice log = log_choice::none;
+  unsigned threads = 1;
+  std::size_t records = 0;
+  std::size_t bytes = 0;
+  double load_seconds = 0;
+  const txn_settings* settings = nullptr;
+  std::string distribution;
+};
+
+void emit_rows(run_context& context, const measurement_facts& facts, std::vector<configuration>& configurations,
+               const std::vector<measurement>& measured, const std::vector<std::uint64_t>& expected) {
+  for (std::size_t i = 0; i < configurations.size(); ++i) {
+    if (measured[i].checksum != expected[configurations[i].transactions]) {
+      throw std::logic_error("txn-ycsb: " + measured[i].name + " with log " + to_string(facts.log) +
+                             " read wrong values (checksum " + std::to_string(measured[i].checksum) + ", expected " +
+                             std::to_string(expected[configurations[i].transactions]) + ")");
+    }
+  }
+  auto ns_per_transaction = [&](std::size_t i) {
+    return measured[i].median_ns / static_cast<double>(configurations[i].transactions);
+  };
+  // The naive loop: snapshot isolation, commit() one transaction at a time.
+  double naive_ns = 0;
+  for (std::size_t i = 0; i < configurations.size(); ++i) {
+    if (configurations[i].level == isolation::snapshot && configurations[i].group == 1) {
+      naive_ns = ns_per_transaction(i);
+    }
+  }
+  for (std::size_t i = 0; i < configurations.size(); ++i) {
+    configuration& one = configurations[i];
+    const double ns = ns_per_transaction(i);
+    const double passes = std::max(1u, one.passes_tallied);
+    const double commits = static_cast<double>(std::max<std::uint64_t>(1, one.total.commits));
+    const double worker_wall_ns = static_cast<double>(std::max<std::int64_t>(1, one.worker_wall_ns));
+    std::uint64_t aborts = 0;
+    for (std::uint64_t count : one.total.aborts) aborts += count;
+    result_row row;
+    row.set("structure", "braid-txn")
+        .set("technique", one.technique())
+        .set("pass", measured[i].name)
+        .set("group", static_cast<std::int64_t>(one.group))
+        .set("threads", static_cast<std::int64_t>(facts.threads))
+        .set("size_bytes", static_cast<std::int64_t>(facts.bytes))
+        .set("records", static_cast<std::int64_t>(facts.records))
+        .set("ops", static_cast<std::int64_t>(one.transactions))
+        .set("ns_per_op", ns)
+        .set("mops", 1e3 / ns)
+        .set("cycles_per_op", measured[i].median_cycles / static_cast<double>(one.transactions))
+        .set("commits_per_s", 1e9 / ns)
+        .set("log", to_string(facts.log))
+        .set("mix", to_string(facts.settings->mix))
+        .set("ops_per_txn", static_cast<std::int64_t>(facts.settings->operations_per_transaction))
+        .set("distribution", facts.distribution);
+    for (std::size_t r = 0; r < abort_reasons.size(); ++r) {
+      row.set(abort_fields[r], static_cast<double>(one.total.aborts[r]) / passes);
+    }
+    row.set("abort_rate", static_cast<double>(aborts) / (static_cast<double>(aborts) + commits))
+        .set("latency_p50_us", static_cast<double>(percentile(one.total.latencies_ns, 0.50)) * 1e-3)
+        .set("latency_p99_us", static_cast<double>(percentile(one.total.latencies_ns, 0.99)) * 1e-3)
+        .set("log_bytes_per_commit", static_cast<double>(one.logged.bytes) / commits)
+        .set("commits", static_cast<std::int64_t>(one.total.commits / std::max(1u, one.passes_tallied)))
+        .set("logged_commits", static_cast<std::int64_t>(one.logged.commits / std::max(1u, one.passes_tallied)))
+        .set("fsyncs_per_commit", static_cast<double>(one.logged.fsyncs) / commits)
+        .set("cpu_share", static_cast<double>(one.total.cpu_ns) / worker_wall_ns)
+        .set("timed_passes", static_cast<std::int64_t>(one.passes_tallied))
+        .set("load_s", facts.load_seconds)
+        .set("checksum", std::to_string(measured[i].checksum));
+    if (naive_ns > 0) row.set("speedup_vs_naive", naive_ns / ns);
+    for (std::size_t j = 0; j < configurations.size(); ++j) {
+      if (configurations[j].level == isolation::snapshot && configurations[j].group == one.group) {
+        row.set("speedup_vs_snapshot", ns_per_transaction(j) / ns);
+      }
+    }
+    context.emit(std::move(row));
+  }
+}
+
+// ---- the experiment -------------------------------------------------------------------------------
+
+// /proc/loadavg's 1, 5 and 15 minute averages: how busy a shared machine was.
+std::string load_average() {
+  std::ifstream file("/proc/loadavg");
+  std::string one, five, fifteen;
+  if (!(file >> one >> five >> fifteen)) return "unknown";
+  return one + " " + five + " " + fifteen;
+}
+
+// Transactions per pass unless --set transactions=N: enough for a second or more of work; in
+// sync mode a number the group commits finish in seconds on a slow disk too (an fdatasync
+// takes from a few hundred microseconds to several milliseconds and covers at most
+// `group x threads` commits).
+std::size_t default_transactions(bool quick, log_choice log, std::size_t group, unsigned threads) {
+  const std::size_t most = quick ? 2'000 : 100'000;
+  if (log != log_choice::sync) return most;
+  return std::min(most, (quick ? 100 : 1'000) * group * threads);
+}
+
+void run_txn_ycsb(run_context& context) {
+  const bool quick = context.quick();
+  const txn_settings settings = settings_of(context);
+  const std::size_t dram_records = std::max<std::size_t>(1, dram_resident_bytes() / footprint_typical);
+  std::size_t records = context.keys_or(quick ? 20'000 : dram_records);
+  if (const std::vector<std::size_t>& sizes = context.given().sizes_bytes; !sizes.empty()) {
+    if (context.given().keys) throw usage_error("--size and --keys both set the record count: give one");
+    if (sizes.size() > 1) throw usage_error("--size: txn-ycsb takes one size");
+    records = std::max<std::size_t>(1, sizes.front() / footprint_typical);
+  }
+  if (records > txn::detail::indirection_array::max_oid) {
+    throw usage_error("--keys: " + std::to_string(records) + " records, but a table holds at most " +
+                      std::to_string(txn::detail::indirection_array::max_oid));
+  }
+  const std::vector<unsigned> thread_list = thread_counts(context, {1});
+  const std::vector<std::size_t> groups = context.groups_or({1, 32});
+  unsigned most_threads = 1;
+  for (unsigned threads : thread_list) most_threads = std::max(most_threads, threads);
+  for (std::size_t group : groups) {
+    if (group * most_threads > txn::max_transactions) {
+      throw usage_error("--group " + std::to_string(group) + " with " + std::to_string(most_threads) +
+                        " threads keeps more transactions open than the engine's " +
+                        std::to_string(txn::max_transactions) + " (group x threads must be at most that)");
+    }
+  }
+  std::vector<isolation> levels;
+  if (context.selected("snapshot")) levels.push_back(isolation::snapshot);
+  if (context.selected("serializable")) levels.push_back(isolation::serializable);
+  const unsigned repetitions = context.repetitions_or(quick ? 1 : 3);
+  const key_distribution distribution = context.distribution_or({});
+
+  // The longest pass any configuration runs; shorter ones run a prefix of the stream.
+  std::size_t longest = 0;
+  for (log_choice log : settings.logs) {
+    for (std::size_t group : groups) {
+      for (unsigned threads : thread_list) {
+        longest = std::max(longest, settings.transactions.value_or(default_transactions(quick, log, group, threads)));
+      }
+    }
+  }
+  context.require_memory(records * footprint_most + longest * settings.operations_per_transaction * 16,
+                         "the database and its transactions");
+  context.progress("generating " + std::to_string(longest) + " transactions");
+  const transaction_stream stream = make_stream({.records = records,
+                                                 .transactions = longest,
+                                                 .operations_per_transaction = settings.operations_per_transaction,
+                                                 .mix = settings.mix,
+                                                 .distribution = distribution,
+                                                 .seed = context.seed()});
+  // expected[t]: the checksum of the stream's first t transactions.
+  std::vector<std::uint64_t> expected(longest + 1, 0);
+  for (std::size_t t = 0; t < longest; ++t) {
+    std::uint64_t sum = 0;
+    for (std::size_t i = t * stream.per_transaction(); i < (t + 1) * stream.per_transaction(); ++i) {
+      const std::uint64_t operation = stream.operations[i];
+      sum += is_update(operation) ? update_share : read_share(value_of(key_of(operation)));
+    }
+    expected[t + 1] = expected[t] + sum;
+  }
+  context.note("workload", std::string(to_string(settings.mix)) + ", " + std::to_string(settings.operations_per_transaction) +
+                               " operations per transaction, " + std::to_string(stream.updates) + " updates in " +
+                               std::to_string(longest) + " transactions, " + distribution.describe() + ", " +
+                               std::to_string(records) + " records of 8-byte keys and values");
+
+  for (log_choice log : settings.logs) {
+    const loaded_database loaded(context, log, settings.log_parent, records,
+                                 std::max<unsigned>(1, static_cast<unsigned>(available_cpus().size())));
+    context.note("load " + std::string(to_string(log)),
+                 std::to_string(records) + " records in " + std::to_string(loaded.load_seconds()) + " s (" +
+                     std::to_string(static_cast<double>(records) / loaded.load_seconds() / 1e6) + " M records/s), " +
+                     format_bytes(loaded.bytes()) + " (" + std::to_string(loaded.bytes() / records) + " bytes per record)");
+    for (unsigned threads : thread_list) {
+      context.note("load average " + std::string(to_string(log)) + ", " + std::to_string(threads) + " threads",
+                   load_average() + " (before the passes; this machine has " + std::to_string(available_cpus().size()) +
+                       " CPUs for the run)");
+      thread_runner runner(threads);
+      std::vector<configuration> configurations;
+      for (std::size_t group : groups) {
+        for (isolation level : levels) {
+          const std::size_t transactions =
+              settings.transactions.value_or(default_transactions(quick, log, group, threads));
+          configurations.push_back({.level = level, .group = group, .transactions = transactions});
+        }
+      }
+      if (configurations.empty()) return;
+      std::vector<technique_run> runs;
+      for (configuration& measured : configurations) {
+        runs.push_back({measured.technique() + "@" + std::to_string(measured.group),
+                        [&runner, &loaded, &stream, &measured] { return run_pass(runner, loaded, stream, measured); }});
+      }
+      context.progress("log " + std::string(to_string(log)) + ", " + std::to_string(threads) + " threads: " +
+                       std::to_string(runs.size()) + " passes");
+      const std::vector<measurement> measurements = measure_interleaved(runs, repetitions, &context);
+      emit_rows(context,
+                {.log = log,
+                 .threads = threads,
+                 .records = records,
+                 .bytes = loaded.bytes(),
+                 .load_seconds = loaded.load_seconds(),
+                 .settings = &settings,
+                 .distribution = distribution.describe()},
+                configurations, measurements, expected);
+    }
+  }
+}
+
+const registration txn_ycsb_registration{experiment{
+    .name = "txn-ycsb",
+    .reproduces = "CoroBase §5.1 (YCSB on the engine, SSN's cost over SI); log modes none/async/sync",
+    .summary = "braid's transaction engine, YCSB-style transactions: commits/s, aborts, latency, log bytes and "
+               "fdatasyncs per commit, per log mode and isolation, pipelined commit (--group)",
+    .techniques = {"snapshot", "serializable"},
+    .accepted = accepts_size | accepts_keys | accepts_group | accepts_threads | accepts_technique | accepts_dist,
+    .settings = {{.name = "log",
+                  .values = "memory|none|async|sync[,...]",
+                  .meaning = "the log modes, a database each (default none,async,sync; memory: no directory)"},
+                 {.name = "mix",
+                  .values = "read-only|single-update|ycsb-a|ycsb-b",
+                  .meaning = "reads and updates of a transaction (default ycsb-a, 50:50 per operation; single-update: "
+                             "the last operation updates)"},
+                 {.name = "ops", .values = "1..10000", .meaning = "operations per transaction (default 10)"},
+                 {.name = "transactions",
+                  .values = "N",
+                  .meaning = "transactions per pass (default 100000, --quick 2000; sync: at most 1000 x group x threads, "
+                             "--quick 100 x)"},
+                 {.name = "log-dir",
+                  .values = "DIR",
+                  .meaning = "where the durable databases' directories go (default: the system's temporary directory)"}},
+    .run = run_txn_ycsb,
+}};
+
+}  // namespace
+}  // namespace braid::bench

@@ -1,0 +1,297 @@
+// braid-bench run txn-ycsb as a user runs it: every log mode and isolation level in --quick
+// form, rows of the common schema whose checksum equals a plain recomputation of the same
+// transactions over a std::unordered_map, every option and setting visible in what ran, and
+// bad values refused with exit status 2 and one line. Built with the path of the braid-bench of
+// the same build; skipped in builds without the program.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "experiments/txn_ycsb.hpp"
+#include "process.hpp"
+
+namespace braid::bench {
+namespace {
+
+#ifdef BRAID_BENCH_PROGRAM
+const std::string program = BRAID_BENCH_PROGRAM;
+#else
+const std::string program;
+#endif
+
+using row = std::map<std::string, std::string>;
+
+struct run_output {
+  int exit_status = -1;
+  std::string text;
+  std::vector<row> rows;
+  std::vector<std::string> header;
+};
+
+// The CSV output's rows (after the "# key: value" metadata lines and the header).
+run_output parse_csv(const program_result& result) {
+  run_output parsed{.exit_status = result.exit_status, .text = result.output, .rows = {}, .header = {}};
+  std::istringstream lines(result.output);
+  std::string line;
+  auto split = [](const std::string& text) {
+    std::vector<std::string> cells;
+    std::stringstream stream(text);
+    std::string cell;
+    while (std::getline(stream, cell, ',')) cells.push_back(cell);
+    if (!text.empty() && text.back() == ',') cells.emplace_back();
+    return cells;
+  };
+  while (std::getline(lines, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (parsed.header.empty()) {
+      parsed.header = split(line);
+      continue;
+    }
+    const std::vector<std::string> cells = split(line);
+    EXPECT_EQ(cells.size(), parsed.header.size()) << "a row of another width: " << line;
+    row fields;
+    for (std::size_t i = 0; i < parsed.header.size() && i < cells.size(); ++i) fields[parsed.header[i]] = cells[i];
+    parsed.rows.push_back(fields);
+  }
+  return parsed;
+}
+
+run_output bench(std::vector<std::string> arguments) {
+  arguments.insert(arguments.begin(), {program, "run", "txn-ycsb"});
+  arguments.insert(arguments.end(), {"--format", "csv"});
+  return parse_csv(run_program(arguments));
+}
+
+double number(const row& fields, const std::string& name) {
+  const auto found = fields.find(name);
+  if (found == fields.end() || found->second.empty()) {
+    ADD_FAILURE() << "row without " << name;
+    return -1;
+  }
+  return std::stod(found->second);
+}
+
+// The checksum of the first `transactions` transactions of the stream, recomputed without the
+// engine: the records in a std::unordered_map, each read returning what the map holds (an
+// absent key: nothing), each update storing value_of(key) when the key is present.
+std::uint64_t reference_checksum(const txn_ycsb::workload_shape& shape, std::size_t transactions) {
+  std::unordered_map<std::uint64_t, std::uint64_t> records;
+  for (std::size_t record = 0; record < shape.records; ++record) {
+    const std::uint64_t key = txn_ycsb::record_key(record);
+    records[key] = value_of(key);
+  }
+  const txn_ycsb::transaction_stream stream = txn_ycsb::make_stream(shape);
+  std::uint64_t sum = 0;
+  for (std::size_t i = 0; i < transactions * shape.operations_per_transaction; ++i) {
+    const std::uint64_t key = txn_ycsb::key_of(stream.operations[i]);
+    const auto found = records.find(key);
+    if (txn_ycsb::is_update(stream.operations[i])) {
+      if (found != records.end()) {
+        found->second = value_of(key);
+        sum += txn_ycsb::update_share;
+      }
+    } else {
+      sum += txn_ycsb::read_share(found == records.end() ? std::nullopt : std::optional(found->second));
+    }
+  }
+  return sum;
+}
+
+// How many of the first `transactions` transactions update something: the commits that log.
+std::size_t updating_transactions(const txn_ycsb::workload_shape& shape, std::size_t transactions) {
+  const txn_ycsb::transaction_stream stream = txn_ycsb::make_stream(shape);
+  std::size_t count = 0;
+  for (std::size_t t = 0; t < transactions; ++t) {
+    const auto first = stream.operations.begin() + static_cast<std::ptrdiff_t>(t * shape.operations_per_transaction);
+    count += std::any_of(first, first + static_cast<std::ptrdiff_t>(shape.operations_per_transaction),
+                         txn_ycsb::is_update)
+                 ? 1
+                 : 0;
+  }
+  return count;
+}
+
+// The stream's shape a --quick run with these settings generates (the longest pass it runs).
+txn_ycsb::workload_shape quick_shape(std::size_t records, std::size_t transactions, std::size_t ops,
+                                     txn_ycsb::transaction_mix mix, key_distribution distribution = {},
+                                     std::uint64_t seed = 42) {
+  return {.records = records,
+          .transactions = transactions,
+          .operations_per_transaction = ops,
+          .mix = mix,
+          .distribution = distribution,
+          .seed = seed};
+}
+
+class TxnYcsb : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (program.empty()) GTEST_SKIP() << "this build has no braid-bench";
+  }
+};
+
+TEST_F(TxnYcsb, EveryLogModeAndIsolationRunsWithQuickAndReadsWhatAPlainMapHolds) {
+  // --quick: 20,000 records, 2,000 transactions a pass; sync: 100 x group x threads.
+  const run_output run = bench({"--quick", "--set", "log=memory,none,async,sync", "--group", "1,4"});
+  ASSERT_EQ(run.exit_status, 0) << run.text;
+  ASSERT_EQ(run.rows.size(), 4u * 2 * 2) << run.text;  // log modes x isolation levels x groups
+  const txn_ycsb::workload_shape shape = quick_shape(20'000, 2'000, 10, txn_ycsb::transaction_mix::ycsb_a);
+  std::map<std::size_t, std::uint64_t> reference;  // by transactions per pass
+  std::map<std::string, int> seen;
+  for (const row& fields : run.rows) {
+    for (const char* field : {"experiment", "structure", "technique", "group", "threads", "size_bytes", "ops", "ns_per_op",
+                              "mops", "speedup_vs_naive", "commits_per_s", "latency_p50_us", "latency_p99_us",
+                              "aborts_write_conflict", "aborts_serialization", "log_bytes_per_commit",
+                              "fsyncs_per_commit", "checksum"}) {
+      EXPECT_TRUE(fields.contains(field) && !fields.at(field).empty()) << field << " missing in " << run.text;
+    }
+    EXPECT_EQ(fields.at("experiment"), "txn-ycsb");
+    const std::string log = fields.at("log");
+    const std::string technique = fields.at("technique");
+    const auto group = static_cast<std::size_t>(number(fields, "group"));
+    ++seen[log + " " + technique + " " + std::to_string(group)];
+    EXPECT_EQ(fields.at("records"), "20000");
+    EXPECT_EQ(fields.at("threads"), "1");
+    EXPECT_EQ(fields.at("mix"), "ycsb-a");
+    EXPECT_EQ(fields.at("ops_per_txn"), "10");
+    EXPECT_EQ(fields.at("distribution"), "uniform");
+    const auto transactions = static_cast<std::size_t>(number(fields, "ops"));
+    EXPECT_EQ(transactions, log == "sync" ? 100 * group : 2'000u) << log;
+    if (!reference.contains(transactions)) reference[transactions] = reference_checksum(shape, transactions);
+    EXPECT_EQ(fields.at("checksum"), std::to_string(reference[transactions])) << log << " " << technique;
+    EXPECT_GT(number(fields, "commits_per_s"), 0);
+    EXPECT_GT(number(fields, "size_bytes"), 20'000.0 * 100);
+    EXPECT_LE(number(fields, "latency_p50_us"), number(fields, "latency_p99_us"));
+    EXPECT_GT(number(fields, "latency_p50_us"), 0);
+    EXPECT_GE(number(fields, "abort_rate"), 0);
+    EXPECT_LT(number(fields, "abort_rate"), 1);
+    // One thread: nothing conflicts; SSN certifies a lone writer.
+    EXPECT_EQ(number(fields, "aborts_write_conflict") + number(fields, "aborts_serialization"), 0) << log;
+    // In memory nothing is logged; every other mode counts a commit block for each transaction
+    // that updated something (a transaction that only read logs nothing), with its records
+    // (ycsb-a: 5 updates of an 8-byte key and value per transaction on average).
+    if (log == "memory") {
+      EXPECT_EQ(number(fields, "log_bytes_per_commit"), 0);
+      EXPECT_EQ(fields.at("logged_commits"), "0");
+    } else {
+      EXPECT_GT(number(fields, "log_bytes_per_commit"), 5 * 16.0) << log;
+      EXPECT_EQ(fields.at("logged_commits"), std::to_string(updating_transactions(shape, transactions))) << log;
+    }
+    // Every transaction committed once a pass.
+    EXPECT_EQ(fields.at("commits"), fields.at("ops"));
+    EXPECT_EQ(fields.at("timed_passes"), "1");
+    // Only a synced log fdatasyncs on commit (async may sync once in a while).
+    if (log == "memory" || log == "none") {
+      EXPECT_EQ(number(fields, "fsyncs_per_commit"), 0) << log;
+    }
+    if (log == "sync") {
+      EXPECT_GT(number(fields, "fsyncs_per_commit"), 0);
+      EXPECT_LE(number(fields, "fsyncs_per_commit"), 1.0 + 1e-9);
+    }
+    if (technique == "snapshot") {
+      EXPECT_DOUBLE_EQ(number(fields, "speedup_vs_snapshot"), 1.0);
+    }
+  }
+  EXPECT_EQ(seen.size(), 16u);
+}
+
+TEST_F(TxnYcsb, EveryOptionChangesWhatRuns) {
+  const std::filesystem::path directory =
+      std::filesystem::temp_directory_path() / ("braid-txn-ycsb-test-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(directory);
+  // Records, operations per transaction, mix, transactions, group, isolation, log mode, seed,
+  // distribution and the log directory, each away from its default.
+  const run_output changed =
+      bench({"--quick", "--keys", "3000", "--set", "ops=3", "--set", "mix=single-update", "--set", "transactions=321",
+             "--group", "2", "--technique", "serializable", "--set", "log=async", "--seed", "7", "--dist", "zipf:0.5",
+             "--set", "log-dir=" + directory.string(), "--repetitions", "2"});
+  ASSERT_EQ(changed.exit_status, 0) << changed.text;
+  ASSERT_EQ(changed.rows.size(), 1u) << changed.text;
+  const row& fields = changed.rows.front();
+  EXPECT_EQ(fields.at("records"), "3000");
+  EXPECT_EQ(fields.at("ops_per_txn"), "3");
+  EXPECT_EQ(fields.at("mix"), "single-update");
+  EXPECT_EQ(fields.at("ops"), "321");
+  EXPECT_EQ(fields.at("group"), "2");
+  EXPECT_EQ(fields.at("technique"), "serializable");
+  EXPECT_EQ(fields.at("log"), "async");
+  EXPECT_EQ(fields.at("distribution"), "zipf:0.5");
+  EXPECT_EQ(fields.at("timed_passes"), "2");
+  key_distribution zipf{.shape = key_distribution::kind::zipf, .theta = 0.5};
+  EXPECT_EQ(fields.at("checksum"),
+            std::to_string(reference_checksum(
+                quick_shape(3000, 321, 3, txn_ycsb::transaction_mix::single_update, zipf, 7), 321)));
+  // One update per transaction, one commit block each.
+  EXPECT_EQ(fields.at("logged_commits"), "321");
+  // The database lived under log-dir and was removed with everything in it.
+  EXPECT_NE(changed.text.find(directory.string()), std::string::npos) << changed.text;
+  EXPECT_TRUE(std::filesystem::is_empty(directory));
+  std::filesystem::remove_all(directory);
+
+  // --size sets the records (at the engine's footprint); read-only transactions log nothing.
+  const run_output sized = bench({"--quick", "--size", "1MiB", "--set", "mix=read-only", "--set", "log=none",
+                                  "--technique", "snapshot", "--group", "1", "--set", "transactions=50"});
+  ASSERT_EQ(sized.exit_status, 0) << sized.text;
+  ASSERT_EQ(sized.rows.size(), 1u) << sized.text;
+  const auto records = static_cast<std::size_t>(number(sized.rows[0], "records"));
+  EXPECT_GT(records, 1000u);
+  EXPECT_LT(records, 20'000u);
+  EXPECT_EQ(sized.rows[0].at("mix"), "read-only");
+  EXPECT_EQ(number(sized.rows[0], "log_bytes_per_commit"), 0);
+  EXPECT_EQ(sized.rows[0].at("checksum"),
+            std::to_string(reference_checksum(quick_shape(records, 50, 10, txn_ycsb::transaction_mix::read_only), 50)));
+
+  // Two threads, where there are two CPUs: the transactions are split, the checksum stays; the
+  // ycsb-b mix updates one operation in twenty.
+  if (::sysconf(_SC_NPROCESSORS_ONLN) >= 2) {
+    const run_output threads = bench({"--quick", "--threads", "2", "--set", "log=memory", "--set", "mix=ycsb-b",
+                                      "--group", "1,8", "--set", "transactions=400"});
+    ASSERT_EQ(threads.exit_status, 0) << threads.text;
+    ASSERT_EQ(threads.rows.size(), 4u) << threads.text;
+    const std::uint64_t expected =
+        reference_checksum(quick_shape(20'000, 400, 10, txn_ycsb::transaction_mix::ycsb_b), 400);
+    for (const row& each : threads.rows) {
+      EXPECT_EQ(each.at("threads"), "2");
+      EXPECT_EQ(each.at("mix"), "ycsb-b");
+      EXPECT_EQ(each.at("checksum"), std::to_string(expected));
+    }
+  }
+}
+
+TEST_F(TxnYcsb, BadValuesExitTwoWithOneLineNamingTheProblem) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
+      {{"--set", "log=disk"}, "log=disk"},
+      {{"--set", "log=none,none"}, "given twice"},
+      {{"--set", "mix=write-only"}, "mix=write-only"},
+      {{"--set", "ops=0"}, "ops=0"},
+      {{"--set", "ops=ten"}, "--set ops"},
+      {{"--set", "transactions=0"}, "transactions=0"},
+      {{"--set", "log-dir=/no/such/directory"}, "log-dir"},
+      {{"--set", "colour=red"}, "not a setting"},
+      {{"--group", "257"}, "--group 257"},
+      {{"--technique", "read-committed"}, "unknown technique"},
+      {{"--pages", "4k"}, "not an option"},
+      {{"--keys", "3000", "--size", "1MiB"}, "give one"},
+  };
+  for (const auto& [arguments, expected] : bad) {
+    std::vector<std::string> command = {program, "run", "txn-ycsb", "--quick"};
+    command.insert(command.end(), arguments.begin(), arguments.end());
+    const program_result result = run_program(command);
+    EXPECT_EQ(result.exit_status, 2) << arguments.front() << ": " << result.output;
+    EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 1) << result.output;
+    EXPECT_NE(result.output.find(expected), std::string::npos) << result.output;
+  }
+}
+
+}  // namespace
+}  // namespace braid::bench
