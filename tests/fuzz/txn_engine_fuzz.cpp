@@ -53,18 +53,20 @@ const char* const table_names[table_count] = {"t0", "t1"};
 
 // ---- files ----
 
+// Made at the first input and removed at exit (never destroyed before the exit handler runs).
 const fs::path& work_directory() {
-  static const fs::path made = [] {
+  static const fs::path* const made = [] {
     fs::path base;
     if (const char* chosen = std::getenv("BRAID_FUZZ_DIR"); chosen != nullptr && *chosen != '\0') base = chosen;
     else if (::access("/dev/shm", W_OK) == 0) base = "/dev/shm";
     else base = fs::temp_directory_path();
     std::string pattern = (base / "braid-txn-fuzz-XXXXXX").string();
     fuzz_check(::mkdtemp(pattern.data()) != nullptr, "a working directory");
+    auto* path = new fs::path(pattern);
     std::atexit([] { std::error_code ignored; fs::remove_all(work_directory(), ignored); });
-    return fs::path(pattern);
+    return path;
   }();
-  return made;
+  return *made;
 }
 
 std::string read_file(const fs::path& path) {
