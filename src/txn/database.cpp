@@ -1,6 +1,10 @@
 #include "braid/txn/database.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <mutex>
 #include <utility>
 
@@ -32,10 +36,26 @@ status database::open(const database_options& options, std::unique_ptr<database>
       return status::invalid_argument;
     }
     if (const status s = open_database_directory(options.directory, message); s != status::ok) return s;
+    if (const status s = opened->lock_directory(message); s != status::ok) return s;
     if (const status s = opened->recover(message); s != status::ok) return s;
   }
   out = std::move(opened);
   return status::ok;
+}
+
+// One database object per directory: two would append to and truncate the same log.
+status database::lock_directory(std::string& message) {
+  const std::filesystem::path manifest = engine_->options.directory / "MANIFEST";
+  if (const status s = detail::open_file(manifest, O_RDONLY | O_CLOEXEC, directory_lock_, message); s != status::ok) return s;
+  if (::flock(directory_lock_.get(), LOCK_EX | LOCK_NB) == 0) return status::ok;
+  const int error = errno;
+  directory_lock_.reset();
+  if (error == EWOULDBLOCK) {
+    message = engine_->options.directory.string() + " is open already (in this process or another)";
+    return status::in_use;
+  }
+  message = "lock " + manifest.string() + ": " + detail::system_error_text(error);
+  return status::io_error;
 }
 
 // Checkpoint rows first (committed at timestamp 1: older than any snapshot), then the log

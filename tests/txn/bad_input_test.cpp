@@ -126,6 +126,23 @@ TEST_F(bad_input, a_file_is_not_a_database) {
   EXPECT_EQ(braid::txn::testing::read_bytes(file), "not a database");
 }
 
+TEST_F(bad_input, a_directory_is_open_in_one_database_at_a_time) {
+  braid::txn::testing::temp_directory directory;
+  braid::txn::database_options options;
+  options.directory = directory.path() / "db";
+  std::unique_ptr<braid::txn::database> first, second;
+  std::string message;
+  ASSERT_EQ(braid::txn::database::open(options, first, message), status::ok) << message;
+  braid::txn::table_handle table;
+  ASSERT_EQ(first->create_table("t", table), status::ok);
+  EXPECT_EQ(braid::txn::database::open(options, second, message), status::in_use);
+  EXPECT_NE(message.find(options.directory.string()), std::string::npos) << message;
+  EXPECT_EQ(second, nullptr);
+  first.reset();
+  ASSERT_EQ(braid::txn::database::open(options, second, message), status::ok) << message;
+  EXPECT_EQ(second->find_table("t", table), status::ok);
+}
+
 TEST_F(bad_input, an_in_memory_database_has_no_checkpoints) {
   std::string message;
   EXPECT_EQ(db->checkpoint(message), status::invalid_argument);

@@ -31,6 +31,12 @@
 // while writing) ends the replay there: open succeeds and `message` says where it was cut.
 // Anything else wrong is an error status with `message` naming the file: not_a_database,
 // format_mismatch, corrupt (a bad checkpoint, or a bad record before the tail), io_error.
+// A directory is open in one database object at a time (an exclusive flock on MANIFEST,
+// held until the database is destroyed): a second open, in this process or another, is
+// in_use. After abort_log_failure the log is unusable: the transaction is not visible in
+// this session, but its record may have reached the disk before the failure, so a reopen
+// may find it committed (as after an I/O error at commit in other engines: the outcome is
+// unknown to the application; nothing acknowledged is lost).
 // Creating a table is logged and durable when create_table returns (in sync and async mode);
 // secondary indexes are not stored: declare them again after every open (they are rebuilt
 // from the table). checkpoint() writes a consistent snapshot while transactions keep running
@@ -64,7 +70,7 @@ namespace braid::txn {
 class database {
  public:
   // ok (message: empty, or where a torn log tail was cut), invalid_argument (bad options),
-  // not_a_database, format_mismatch, corrupt, io_error; message says why.
+  // in_use, not_a_database, format_mismatch, corrupt, io_error; message says why.
   static status open(const database_options& options, std::unique_ptr<database>& out, std::string& message);
   database(const database&) = delete;
   database& operator=(const database&) = delete;
@@ -120,10 +126,12 @@ class database {
  private:
   explicit database(const database_options& options) : engine_(std::make_unique<detail::engine>(options)) {}
   status add_table(std::uint32_t id, std::string_view name, table_handle& out);
+  status lock_directory(std::string& message);
   status recover(std::string& message);
   status log_table_creation(const detail::table& created);
   void checkpointer_loop();
 
+  detail::unique_fd directory_lock_;  // durable: MANIFEST, flocked (released last)
   std::unique_ptr<detail::engine> engine_;
   std::unique_ptr<log_manager> log_;  // null in memory
   std::mutex checkpoint_mutex_;       // one checkpoint at a time

@@ -39,6 +39,7 @@ enum class status : std::uint8_t {
   format_mismatch,     // a braid database of another format version
   corrupt,             // a checksum or structure check failed where data must be intact
   io_error,            // the operating system refused a read, write, fsync or rename
+  in_use,              // the directory is open already (by this process or another)
 };
 
 // True for the statuses after which the transaction has been rolled back.
@@ -65,6 +66,7 @@ constexpr const char* describe(status s) noexcept {
     case status::format_mismatch: return "braid database of another format version";
     case status::corrupt: return "corrupt data";
     case status::io_error: return "I/O error";
+    case status::in_use: return "database directory in use";
   }
   return "unknown status";
 }
