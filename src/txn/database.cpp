@@ -184,7 +184,10 @@ status database::log_table_creation(const detail::table& created) {
   log_buffer record;
   record.append(log_op::create_table, created.id, 0, created.name, {});
   const std::uint64_t commit_ts = engine_->clock.fetch_add(1, std::memory_order_seq_cst) + 1;
-  return log_->wait_durable(log_->append_commit(commit_ts, record)) == status::ok ? status::ok : status::io_error;
+  log_->append_commit(commit_ts, record);
+  // flush, not wait_durable: in async mode wait_durable returns at once, and a created table
+  // is durable when create_table returns in both modes.
+  return log_->flush() == status::ok ? status::ok : status::io_error;
 }
 
 status database::add_table(std::uint32_t id, std::string_view name, table_handle& out) {

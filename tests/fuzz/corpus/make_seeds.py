@@ -33,6 +33,37 @@ OPTION_SEEDS = [
     b"--size\x001e400",
 ]
 
+# tests/fuzz/txn_engine_fuzz.cpp: a log mode and segment size, then operations, each an
+# operation byte (value % 16), a client byte and the operation's own bytes.
+TXN_OPS = {"begin": 0, "get": 2, "insert": 3, "update": 4, "upsert": 5, "remove": 6, "scan": 7,
+           "commit": 8, "precommit": 10, "abort": 11, "checkpoint": 12, "crash": 13}
+TXN_DAMAGE = {"none": 0, "cut": 1, "flip": 2}
+
+def txn_engine_seed(mode, segment, steps):
+    out = bytearray([mode, segment])
+    for step in steps:
+        name, client = step[0], step[1]
+        out += bytes([TXN_OPS[name], client])
+        out += bytes(step[2:])
+    return bytes(out)
+
+def txn_engine_seeds():
+    def writes(client, first):
+        # begin, then upserts, an insert, an update and a remove over both tables
+        return [("begin", client), ("upsert", client, first, 0, 20), ("upsert", client, first + 1, 1, 200),
+                ("insert", client, first + 2, 0, 5), ("update", client, first, 0, 9), ("remove", client, first + 1, 1)]
+    sync = writes(0, 0) + [("commit", 0)] + writes(1, 3) + [("get", 0, 3, 0, 0), ("commit", 1), ("crash", 0, TXN_DAMAGE["none"])]
+    sync += [("begin", 2), ("get", 2, 0, 0, 1), ("scan", 2, 0, 1, 0, 10), ("commit", 2)]
+    async_checkpoint = writes(0, 1) + [("commit", 0), ("checkpoint", 0)] + writes(1, 2) + [("commit", 1)]
+    async_checkpoint += [("crash", 0, TXN_DAMAGE["cut"], 0, 90)]
+    none_mode = writes(0, 0) + [("commit", 0), ("checkpoint", 1)] + writes(1, 4) + [("commit", 1), ("crash", 2, 0)]
+    pipelined = writes(0, 0) + [("precommit", 0)] + writes(1, 0x84) + [("precommit", 1), ("commit", 0)]
+    pipelined += writes(2, 5) + [("commit", 2), ("crash", 0, TXN_DAMAGE["flip"], 1, 17, 3)]
+    conflicts = [("begin", 0), ("begin", 1), ("upsert", 0, 7, 0, 1), ("upsert", 1, 7, 0, 2), ("commit", 0),
+                 ("begin", 1), ("update", 1, 7, 0, 255), ("commit", 1), ("crash", 0, TXN_DAMAGE["cut"], 1, 3)]
+    return [txn_engine_seed(0, 4, sync), txn_engine_seed(1, 1, async_checkpoint), txn_engine_seed(2, 0, none_mode),
+            txn_engine_seed(0, 2, pipelined), txn_engine_seed(0, 0, conflicts)] + structure_seeds("txn_engine")
+
 def structure_seeds(name):
     generator = random.Random(name)
     seeds = []
@@ -60,6 +91,8 @@ def main():
             write(name, WORKLOAD_SEEDS)
         elif name == "bench_options":
             write(name, OPTION_SEEDS)
+        elif name == "txn_engine":
+            write(name, txn_engine_seeds())
         else:
             write(name, structure_seeds(name))
 
