@@ -202,6 +202,9 @@ status transaction::install(detail::table& t, std::uint64_t oid, std::atomic<ver
   }
   if (own) {
     ctx.writes[head->write_index].created = created;
+    // Superseded by our own newer write: invisible to everyone from now on. A reader that loaded
+    // it before the swap must not wait for its stamp to become final: nothing else will change it.
+    head->stamp.store(detail::aborted_stamp, std::memory_order_release);
     engine_->retire(head);
   } else {
     ctx.writes.push_back({&t, oid, created, head, static_cast<std::uint32_t>(ctx.write_keys.size()),
