@@ -51,15 +51,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace braid::txn;
-using braid::txn::testing::block_extent;
-using braid::txn::testing::durable_options;
-using braid::txn::testing::files_with_prefix;
-using braid::txn::testing::flip_bit;
-using braid::txn::testing::log_segments;
-using braid::txn::testing::read_bytes;
-using braid::txn::testing::segment_blocks;
-using braid::txn::testing::table_rows;
-using braid::txn::testing::temp_directory;
+using namespace braid::txn::testing;
 
 constexpr std::size_t segment_bytes = 32 * 1024;
 constexpr std::size_t private_keys = 12;

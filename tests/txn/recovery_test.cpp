@@ -31,20 +31,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace braid::txn;
-using braid::txn::testing::all_rows;
-using braid::txn::testing::block_extent;
-using braid::txn::testing::copy_directory;
-using braid::txn::testing::database_rows;
-using braid::txn::testing::directory_bytes;
-using braid::txn::testing::durable_options;
-using braid::txn::testing::files_with_prefix;
-using braid::txn::testing::flip_bit;
-using braid::txn::testing::log_segments;
-using braid::txn::testing::read_bytes;
-using braid::txn::testing::segment_blocks;
-using braid::txn::testing::table_rows;
-using braid::txn::testing::temp_directory;
-using braid::txn::testing::write_bytes;
+using namespace braid::txn::testing;
 
 std::unique_ptr<database> open_database(const database_options& options, std::string* torn_message = nullptr) {
   std::unique_ptr<database> db;
