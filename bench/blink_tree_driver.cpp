@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "braid/core/detail/counters.hpp"
 #include "braid/core/scheduler.hpp"
 #include "braid/tasks/coroutine_bridge.hpp"
 
@@ -50,16 +51,10 @@ void run_totals::add(const operation_result& result) noexcept {
 }
 
 run_totals& run_totals::operator+=(const run_totals& other) noexcept {
-  operations += other.operations;
-  found += other.found;
-  absent += other.absent;
-  inserted += other.inserted;
-  updated += other.updated;
-  present += other.present;
-  erased += other.erased;
-  scanned_entries += other.scanned_entries;
-  checksum += other.checksum;
-  return *this;
+  using totals = run_totals;
+  return braid::detail::add_counters<&totals::operations, &totals::found, &totals::absent, &totals::inserted,
+                                     &totals::updated, &totals::present, &totals::erased, &totals::scanned_entries,
+                                     &totals::checksum>(*this, other);
 }
 
 namespace {

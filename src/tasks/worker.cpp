@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "braid/core/cycles.hpp"
+#include "braid/core/detail/counters.hpp"
 #include "braid/core/prefetch.hpp"
 #include "braid/tasks/detail/latches.hpp"
 #include "braid/tasks/runtime.hpp"
@@ -38,16 +39,10 @@ using detail::spin_guard;
 }  // namespace
 
 worker_statistics& worker_statistics::operator+=(const worker_statistics& other) noexcept {
-  executed += other.executed;
-  dispatched_local += other.dispatched_local;
-  dispatched_remote += other.dispatched_remote;
-  forwarded += other.forwarded;
-  optimistic_retries += other.optimistic_retries;
-  refills += other.refills;
-  prefetches += other.prefetches;
-  retired += other.retired;
-  reclaimed += other.reclaimed;
-  return *this;
+  using counts = worker_statistics;
+  return braid::detail::add_counters<&counts::executed, &counts::dispatched_local, &counts::dispatched_remote,
+                                     &counts::forwarded, &counts::optimistic_retries, &counts::refills,
+                                     &counts::prefetches, &counts::retired, &counts::reclaimed>(*this, other);
 }
 
 worker* runtime::current_worker() noexcept { return current_worker_of_thread; }
