@@ -282,4 +282,49 @@ run_totals run_interleaved_on_threads(blink_tree& tree, thread_runner& threads, 
   });
 }
 
+std::vector<operation_result> reference_results(std::span<const request> requests, std::map<key_type, value_type>& map) {
+  std::vector<operation_result> results;
+  for (std::size_t index = 0; index < requests.size(); ++index) {
+    const request& wanted = requests[index];
+    const value_type written = request_value(wanted.key, index);
+    switch (wanted.kind) {
+      case request_kind::read: {
+        const auto found = map.find(wanted.key);
+        results.push_back(found == map.end() ? operation_result{operation_status::absent, 0, 0}
+                                             : operation_result{operation_status::found, found->second, 0});
+        break;
+      }
+      case request_kind::insert: {
+        const bool fresh = map.insert_or_assign(wanted.key, written).second;
+        results.push_back({fresh ? operation_status::inserted : operation_status::updated, written, 0});
+        break;
+      }
+      case request_kind::insert_if_absent: {
+        const bool fresh = map.try_emplace(wanted.key, written).second;
+        results.push_back({fresh ? operation_status::inserted : operation_status::present, written, 0});
+        break;
+      }
+      case request_kind::update: {
+        const auto found = map.find(wanted.key);
+        if (found != map.end()) found->second = written;
+        results.push_back({found == map.end() ? operation_status::absent : operation_status::updated, written, 0});
+        break;
+      }
+      case request_kind::erase:
+        results.push_back({map.erase(wanted.key) ? operation_status::erased : operation_status::absent, 0, 0});
+        break;
+      case request_kind::scan: {
+        operation_result seen{operation_status::scanned, 0, 0};
+        for (auto at = map.lower_bound(wanted.key); at != map.end() && seen.count < wanted.scan_length; ++at) {
+          seen.value += at->second;
+          ++seen.count;
+        }
+        results.push_back(seen);
+        break;
+      }
+    }
+  }
+  return results;
+}
+
 }  // namespace braid::bench::blink_bench
