@@ -239,10 +239,8 @@ class csb_plus_tree : public detail::multi_find_member<csb_plus_tree<Key, Value,
       if (tree_.size != 0 || tree_.node_count != 0) fail("empty tree with nodes");
       return;
     }
-    const auto leaf_bounds = levels_type::check_inner_levels(tree_.nodes, tree_.levels, tree_.first_leaf, tree_.node_count, fail);
-    const std::size_t counted = tree_.template check_leaves<leaf_node>(
-        leaf_capacity, leaf_bounds, "key", [](const leaf_node& leaf, std::size_t j) -> const Key& { return leaf.keys[j]; },
-        fail);
+    const std::size_t counted = tree_.template check_nodes<leaf_node>(
+        leaf_capacity, "key", [](const leaf_node& leaf, std::size_t j) -> const Key& { return leaf.keys[j]; }, fail);
     if (counted != tree_.size) fail("leaves hold " + std::to_string(counted) + " entries, size() is " + std::to_string(tree_.size));
   }
 
@@ -417,10 +415,9 @@ class csb_plus_tree_over_codes : public detail::multi_find_member<csb_plus_tree_
       if (tree_.size != 0) fail("empty tree with values");
       return;
     }
-    const auto leaf_bounds = levels_type::check_inner_levels(tree_.nodes, tree_.levels, tree_.first_leaf, tree_.node_count, fail);
     std::vector<bool> seen(tree_.size, false);
-    tree_.template check_leaves<leaf_node>(
-        leaf_capacity, leaf_bounds, "value",
+    tree_.template check_nodes<leaf_node>(
+        leaf_capacity, "value",
         [&](const leaf_node& leaf, std::size_t j) -> const Key& {
           const code_type code = leaf.codes[j];
           if (code >= tree_.size || seen[code]) fail("code out of range or listed twice");
