@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "braid/core/detail/counters.hpp"
 #include "braid/core/scheduler.hpp"
 #include "braid/tasks/coroutine_bridge.hpp"
 
@@ -50,16 +51,10 @@ void run_totals::add(const operation_result& result) noexcept {
 }
 
 run_totals& run_totals::operator+=(const run_totals& other) noexcept {
-  operations += other.operations;
-  found += other.found;
-  absent += other.absent;
-  inserted += other.inserted;
-  updated += other.updated;
-  present += other.present;
-  erased += other.erased;
-  scanned_entries += other.scanned_entries;
-  checksum += other.checksum;
-  return *this;
+  using totals = run_totals;
+  return braid::detail::add_counters<&totals::operations, &totals::found, &totals::absent, &totals::inserted,
+                                     &totals::updated, &totals::present, &totals::erased, &totals::scanned_entries,
+                                     &totals::checksum>(*this, other);
 }
 
 namespace {
@@ -285,6 +280,51 @@ run_totals run_interleaved_on_threads(blink_tree& tree, thread_runner& threads, 
                             : operation_result{operation_status::absent, 0, 0});
         });
   });
+}
+
+std::vector<operation_result> reference_results(std::span<const request> requests, std::map<key_type, value_type>& map) {
+  std::vector<operation_result> results;
+  for (std::size_t index = 0; index < requests.size(); ++index) {
+    const request& wanted = requests[index];
+    const value_type written = request_value(wanted.key, index);
+    switch (wanted.kind) {
+      case request_kind::read: {
+        const auto found = map.find(wanted.key);
+        results.push_back(found == map.end() ? operation_result{operation_status::absent, 0, 0}
+                                             : operation_result{operation_status::found, found->second, 0});
+        break;
+      }
+      case request_kind::insert: {
+        const bool fresh = map.insert_or_assign(wanted.key, written).second;
+        results.push_back({fresh ? operation_status::inserted : operation_status::updated, written, 0});
+        break;
+      }
+      case request_kind::insert_if_absent: {
+        const bool fresh = map.try_emplace(wanted.key, written).second;
+        results.push_back({fresh ? operation_status::inserted : operation_status::present, written, 0});
+        break;
+      }
+      case request_kind::update: {
+        const auto found = map.find(wanted.key);
+        if (found != map.end()) found->second = written;
+        results.push_back({found == map.end() ? operation_status::absent : operation_status::updated, written, 0});
+        break;
+      }
+      case request_kind::erase:
+        results.push_back({map.erase(wanted.key) ? operation_status::erased : operation_status::absent, 0, 0});
+        break;
+      case request_kind::scan: {
+        operation_result seen{operation_status::scanned, 0, 0};
+        for (auto at = map.lower_bound(wanted.key); at != map.end() && seen.count < wanted.scan_length; ++at) {
+          seen.value += at->second;
+          ++seen.count;
+        }
+        results.push_back(seen);
+        break;
+      }
+    }
+  }
+  return results;
 }
 
 }  // namespace braid::bench::blink_bench

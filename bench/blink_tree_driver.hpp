@@ -23,7 +23,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <span>
+#include <vector>
 
 #include "braid/core/thread_runner.hpp"
 #include "braid/index/blink_tree.hpp"
@@ -85,5 +87,9 @@ run_totals run_on_threads(blink_tree& tree, thread_runner& threads, std::span<co
 run_totals run_interleaved_on_threads(blink_tree& tree, thread_runner& threads, std::span<const request> requests,
                                       std::size_t batch = 500, std::size_t group = 16,
                                       std::span<operation_result> results = {});
+
+// What std::map answers to each request in order, starting from `map`'s contents (which the
+// requests change as the drivers' do): the results every driver must report.
+std::vector<operation_result> reference_results(std::span<const request> requests, std::map<key_type, value_type>& map);
 
 }  // namespace braid::bench::blink_bench

@@ -198,12 +198,7 @@ const figure_registration bw_tree_fig13{bw_tree_ycsb, figure{
 
 // 10 M records instead of the figure's 20 M, one group size and two repetitions: loading the
 // tree and its 2 M-operation passes fit the budget.
-const headline_registration bw_tree_headline{bw_tree_fig13, headline_entry{
-    .name = "bw-tree (95/5)",
-    .panels = {headline_panel("uniform", "uniform", "16", "8")},
-    .budget_seconds = 50,
-    .summarize = compare_with_naive_and_peers("naive", {}),
-}};
+const headline_registration bw_tree_headline{bw_tree_fig13, headline_of("bw-tree (95/5)", "uniform", "uniform", "16", "8")};
 
 }  // namespace
 }  // namespace braid::bench

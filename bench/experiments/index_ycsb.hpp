@@ -28,6 +28,7 @@
 #include "braid/core/thread_runner.hpp"
 #include "experiment.hpp"
 #include "figures.hpp"
+#include "headline.hpp"
 #include "lookup_bench.hpp"
 #include "lookup_results.hpp"
 #include "measure.hpp"
@@ -312,12 +313,17 @@ inline panel figure_panel(const std::string& label, const std::string& distribut
           .quick_arguments = quick_arguments(distribution, quick_groups)};
 }
 
-// The headline's panel: a DRAM-sized index, one thread, two repetitions.
-inline panel headline_panel(const std::string& label, const std::string& distribution, const std::string& groups,
-                            const std::string& quick_groups) {
-  return {.label = label,
-          .arguments = {"--size", "dram", "--dist", distribution, "--group", groups, "--threads", "1", "--repetitions", "2"},
-          .quick_arguments = quick_arguments(distribution, quick_groups)};
+// The headline entry `name`: one panel, `label`, of a DRAM-sized index (one thread, two
+// repetitions) in 50 seconds; the best technique against naive (there is no peer).
+inline headline_entry headline_of(const std::string& name, const std::string& label, const std::string& distribution,
+                                  const std::string& groups, const std::string& quick_groups) {
+  return {.name = name,
+          .panels = {{.label = label,
+                      .arguments = {"--size", "dram", "--dist", distribution, "--group", groups, "--threads", "1",
+                                    "--repetitions", "2"},
+                      .quick_arguments = quick_arguments(distribution, quick_groups)}},
+          .budget_seconds = 50,
+          .summarize = compare_with_naive_and_peers("naive", {})};
 }
 
 // The distributions a run measures: --dist, else YCSB-B's Zipfian and uniform.

@@ -206,12 +206,8 @@ const figure_registration masstree_fig12{masstree_ycsb, figure{
 
 // 10 M records instead of the figure's 20 M and two repetitions: loading the index and its
 // 2 M-operation passes fit the budget.
-const headline_registration masstree_headline{masstree_fig11, headline_entry{
-    .name = "masstree (YCSB-B)",
-    .panels = {headline_panel("zipf", "zipf:0.99", "16,32", "16")},
-    .budget_seconds = 50,
-    .summarize = compare_with_naive_and_peers("naive", {}),
-}};
+const headline_registration masstree_headline{masstree_fig11,
+                                               headline_of("masstree (YCSB-B)", "zipf", "zipf:0.99", "16,32", "16")};
 
 }  // namespace
 }  // namespace braid::bench

@@ -191,13 +191,18 @@ inline std::vector<std::string> quick_arguments(const std::string& sizes, const 
   return {"--size", sizes, "--group", group, "--keys", "5000", "--repetitions", "2"};
 }
 
-// A headline's two panels: DRAM-resident at `dram_groups` and cache-resident at `cache_size`
+// The DRAM-resident panel at `groups`; under --quick, 16 MiB at `quick_group`.
+inline panel dram_panel(const std::string& groups, const std::string& quick_group) {
+  return {.label = "DRAM", .arguments = {"--size", "dram", "--group", groups},
+          .quick_arguments = quick_arguments("16MiB", quick_group)};
+}
+
+// A headline's two panels: the DRAM panel at `dram_groups` and cache-resident at `cache_size`
 // ("4MiB", labelled "4 MiB") and `cache_groups`; under --quick, 16 MiB and 1 MiB at one group.
 inline std::vector<panel> dram_and_cache_panels(const std::string& dram_groups, const std::string& cache_size,
                                                 const std::string& cache_groups, const std::string& quick_group) {
   const std::string cache_label = cache_size.substr(0, cache_size.size() - 3) + " MiB";
-  return {{.label = "DRAM", .arguments = {"--size", "dram", "--group", dram_groups},
-           .quick_arguments = quick_arguments("16MiB", quick_group)},
+  return {dram_panel(dram_groups, quick_group),
           {.label = cache_label, .arguments = {"--size", cache_size, "--group", cache_groups},
            .quick_arguments = quick_arguments("1MiB", quick_group)}};
 }

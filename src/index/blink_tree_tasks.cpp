@@ -74,11 +74,6 @@ task_result blink_tree_lookup_task::execute(worker& self) {
   return task_result::succeed(*this);
 }
 
-void blink_tree_lookup_task::deliver(task_descriptor& task, worker& on) {
-  auto& self = static_cast<blink_tree_lookup_task&>(task);
-  self.sink_->complete(on, self.request_, {self.status_, self.value_, 0});
-}
-
 // ---- insert, update, erase --------------------------------------------------------------------
 
 task_result blink_tree_write_task::execute(worker& self) {
@@ -153,11 +148,6 @@ task_result blink_tree_write_task::write_leaf(worker& self) {
   return task_result::remove();
 }
 
-void blink_tree_write_task::deliver(task_descriptor& task, worker& on) {
-  auto& self = static_cast<blink_tree_write_task&>(task);
-  self.sink_->complete(on, self.request_, {self.status_, self.value_, 0});
-}
-
 // ---- separators ---------------------------------------------------------------------------------
 
 blink_tree_separator_task::blink_tree_separator_task(blink_tree& tree, std::uint8_t level, key_type separator, resource_ptr right,
@@ -227,11 +217,6 @@ task_result blink_tree_scan_task::execute(worker& self) {
   if (took) from_ = last + 1;
   annotate(next, access_intent::readonly, whole_leaf);
   return task_result::succeed(*this);
-}
-
-void blink_tree_scan_task::deliver(task_descriptor& task, worker& on) {
-  auto& self = static_cast<blink_tree_scan_task&>(task);
-  self.sink_->complete(on, self.request_, {operation_status::scanned, self.checksum_, self.count_});
 }
 
 }  // namespace braid

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "braid/core/cycles.hpp"
+#include "braid/core/detail/counters.hpp"
 #include "braid/core/prefetch.hpp"
 #include "braid/tasks/detail/latches.hpp"
 #include "braid/tasks/runtime.hpp"
@@ -38,16 +39,10 @@ using detail::spin_guard;
 }  // namespace
 
 worker_statistics& worker_statistics::operator+=(const worker_statistics& other) noexcept {
-  executed += other.executed;
-  dispatched_local += other.dispatched_local;
-  dispatched_remote += other.dispatched_remote;
-  forwarded += other.forwarded;
-  optimistic_retries += other.optimistic_retries;
-  refills += other.refills;
-  prefetches += other.prefetches;
-  retired += other.retired;
-  reclaimed += other.reclaimed;
-  return *this;
+  using counts = worker_statistics;
+  return braid::detail::add_counters<&counts::executed, &counts::dispatched_local, &counts::dispatched_remote,
+                                     &counts::forwarded, &counts::optimistic_retries, &counts::refills,
+                                     &counts::prefetches, &counts::retired, &counts::reclaimed>(*this, other);
 }
 
 worker* runtime::current_worker() noexcept { return current_worker_of_thread; }
@@ -150,31 +145,26 @@ void worker::run_buffered_tasks() {
 
 void worker::refill() {
   ++statistics_.refills;
-  const auto normal = static_cast<unsigned>(priority::normal);
-  const auto low = static_cast<unsigned>(priority::low);
-  // Remote tasks join the local queue: this worker's region first, then the others.
-  for (unsigned offset = 0; offset < regions_; ++offset) {
-    remote_[normal * regions_ + (region_ + offset) % regions_].take_all(local_[normal]);
-  }
-  while (count_ < ring_capacity) {
-    task_descriptor* task = local_[normal].pop();
-    if (task == nullptr) break;
-    place(*task);
-  }
-  if (count_ < low_priority_below_) {
-    for (unsigned offset = 0; offset < regions_; ++offset) {
-      remote_[low * regions_ + (region_ + offset) % regions_].take_all(local_[low]);
-    }
-    while (count_ < ring_capacity) {
-      task_descriptor* task = local_[low].pop();
-      if (task == nullptr) break;
-      place(*task);
-    }
-  }
+  take_queued(priority::normal);
+  if (count_ < low_priority_below_) take_queued(priority::low);
   if (reclamation_ != reclamation::none && count_ != 0) {
     publish_epoch();
     runtime_->epochs().maybe_advance(read_cycle_counter());
     if (!garbage_.empty()) reclaim_garbage(false);
+  }
+}
+
+// The queued tasks of one priority: remote ones join the local queue (this worker's region
+// first, then the others), then local ones fill the ring.
+void worker::take_queued(priority level) {
+  const auto queue = static_cast<unsigned>(level);
+  for (unsigned offset = 0; offset < regions_; ++offset) {
+    remote_[queue * regions_ + (region_ + offset) % regions_].take_all(local_[queue]);
+  }
+  while (count_ < ring_capacity) {
+    task_descriptor* task = local_[queue].pop();
+    if (task == nullptr) break;
+    place(*task);
   }
 }
 

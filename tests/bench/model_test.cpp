@@ -8,6 +8,13 @@
 namespace braid::bench {
 namespace {
 
+// Formula 3.2's minimum group is the whole number `group`, so the smallest whole group that
+// satisfies it is `group` too.
+void expect_whole_minimum_group(const model_prediction& prediction, unsigned group) {
+  EXPECT_DOUBLE_EQ(prediction.minimum_group, static_cast<double>(group));
+  EXPECT_EQ(prediction.minimum_group_size, group);
+}
+
 TEST(Model, ThesisFigure3_2_NinetyPercentStallsAndFreeSwitchesGiveTenTimes) {
   // "for T_stall that corresponds to 90% of the sequential runtime, we can expect 10x".
   model_inputs inputs{.naive_ns_per_op = 100, .group1_ns_per_op = 100, .compute_ns_per_op = 10, .misses_per_op = 1};
@@ -16,8 +23,7 @@ TEST(Model, ThesisFigure3_2_NinetyPercentStallsAndFreeSwitchesGiveTenTimes) {
   EXPECT_DOUBLE_EQ(prediction.switch_ns, 0);
   EXPECT_DOUBLE_EQ(prediction.speedup_max, 10);
   // Formula 3.2: 90 / (10 + 0) + 1 = 10 lookups in flight hide every stall.
-  EXPECT_DOUBLE_EQ(prediction.minimum_group, 10);
-  EXPECT_EQ(prediction.minimum_group_size, 10u);
+  expect_whole_minimum_group(prediction, 10);
 }
 
 TEST(Model, SpeedupIsOneOverComputeAndSwitchShares) {
@@ -30,8 +36,7 @@ TEST(Model, SpeedupIsOneOverComputeAndSwitchShares) {
   EXPECT_DOUBLE_EQ(prediction.switch_ns, 10);
   EXPECT_DOUBLE_EQ(prediction.compute_ns_per_stage, 10);
   // (90 - 10) / (10 + 10) + 1 = 5.
-  EXPECT_DOUBLE_EQ(prediction.minimum_group, 5);
-  EXPECT_EQ(prediction.minimum_group_size, 5u);
+  expect_whole_minimum_group(prediction, 5);
 }
 
 TEST(Model, WithOneSuspensionPerMissTheMinimumGroupEqualsTheMaximumSpeedup) {
@@ -67,8 +72,7 @@ TEST(Model, SwitchesDearerThanStallsMeanASlowdownAndNoGroup) {
   model_inputs inputs{.naive_ns_per_op = 100, .group1_ns_per_op = 200, .compute_ns_per_op = 60, .misses_per_op = 1};
   const model_prediction prediction = predict_interleaving(inputs);
   EXPECT_LT(prediction.target_ns, 0);
-  EXPECT_DOUBLE_EQ(prediction.minimum_group, 1);
-  EXPECT_EQ(prediction.minimum_group_size, 1u);
+  expect_whole_minimum_group(prediction, 1);
   EXPECT_LT(prediction.speedup_max, 1);
 }
 

@@ -53,51 +53,6 @@ std::vector<blink::request> decode_requests(fuzz_input& input) {
   return requests;
 }
 
-// What std::map says, request by request (a request at index i writes request_value(key, i)).
-std::vector<blink::operation_result> expected_results(const std::vector<blink::request>& requests,
-                                                      reference_map& reference) {
-  using blink::operation_status;
-  using blink::request_kind;
-  std::vector<blink::operation_result> results;
-  for (std::size_t index = 0; index < requests.size(); ++index) {
-    const blink::request& wanted = requests[index];
-    const blink::value_type written = blink::request_value(wanted.key, index);
-    const auto found = reference.find(wanted.key);
-    switch (wanted.kind) {
-      case request_kind::read:
-        results.push_back(found == reference.end() ? blink::operation_result{operation_status::absent, 0, 0}
-                                                   : blink::operation_result{operation_status::found, found->second, 0});
-        break;
-      case request_kind::insert:
-        results.push_back({found == reference.end() ? operation_status::inserted : operation_status::updated, written, 0});
-        reference.insert_or_assign(wanted.key, written);
-        break;
-      case request_kind::insert_if_absent:
-        results.push_back({found == reference.end() ? operation_status::inserted : operation_status::present, written, 0});
-        reference.try_emplace(wanted.key, written);
-        break;
-      case request_kind::update:
-        results.push_back({found == reference.end() ? operation_status::absent : operation_status::updated, written, 0});
-        if (found != reference.end()) found->second = written;
-        break;
-      case request_kind::erase:
-        results.push_back({found == reference.end() ? operation_status::absent : operation_status::erased, 0, 0});
-        if (found != reference.end()) reference.erase(found);
-        break;
-      case request_kind::scan: {
-        blink::operation_result seen{operation_status::scanned, 0, 0};
-        for (auto at = reference.lower_bound(wanted.key); at != reference.end() && seen.count < wanted.scan_length; ++at) {
-          seen.value += at->second;
-          ++seen.count;
-        }
-        results.push_back(seen);
-        break;
-      }
-    }
-  }
-  return results;
-}
-
 bool writes(blink::request_kind kind) {
   return kind != blink::request_kind::read && kind != blink::request_kind::scan;
 }
@@ -111,7 +66,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const blink::lookup_form lookups = input.byte() % 2 == 0 ? blink::lookup_form::tasks : blink::lookup_form::coroutine_bridge;
   const std::vector<blink::request> requests = decode_requests(input);
   reference_map reference;
-  const std::vector<blink::operation_result> expected = expected_results(requests, reference);
+  const std::vector<blink::operation_result> expected = blink::reference_results(requests, reference);
 
   braid::blink_tree tree(one_worker(), options);
   std::vector<blink::operation_result> actual(requests.size());

@@ -20,7 +20,9 @@ using tree = binary_search_tree<std::uint64_t, std::uint64_t>;
 const std::vector<technique> all_techniques = {technique::naive, technique::gp, technique::amac, technique::coro,
                                                technique::fiber, technique::adaptive};
 
-tree build_tree(const std::vector<std::uint64_t>& keys, oracle_map& oracle) {
+// `seed`: what the shared checks give a build (a skip list draws its towers from it); a tree
+// has no random parts.
+tree build_tree(const std::vector<std::uint64_t>& keys, oracle_map& oracle, std::uint64_t /*seed*/ = 0) {
   const std::vector<std::uint64_t> values = insertion_values(keys, oracle);
   return tree(keys, values, page_size::small_4k);
 }
@@ -38,12 +40,9 @@ TEST(BinarySearchTree, EmptyTreeReportsEveryKeyAbsent) {
 }
 
 TEST(BinarySearchTree, EveryTechniqueAgreesWithStdMap) {
-  expect_random_lookups_agree(
-      all_techniques,
-      [](const std::vector<std::uint64_t>& keys, oracle_map& oracle, std::uint64_t) { return build_tree(keys, oracle); },
-      [](const tree& t, const std::vector<std::uint64_t>& keys) {
-        for (std::uint64_t key : keys) ASSERT_EQ(t.find_branchy(key), t.find(key)) << "key " << key;
-      });
+  expect_random_lookups_agree(all_techniques, build_tree, [](const tree& t, const std::vector<std::uint64_t>& keys) {
+    for (std::uint64_t key : keys) ASSERT_EQ(t.find_branchy(key), t.find(key)) << "key " << key;
+  });
 }
 
 TEST(BinarySearchTree, NonTemporalHintGivesTheSameResults) {
@@ -60,26 +59,20 @@ TEST(BinarySearchTree, NonTemporalHintGivesTheSameResults) {
 }
 
 TEST(BinarySearchTree, BulkConstructorBuildsTheTreeOfOneByOneInserts) {
-  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
-    SCOPED_TRACE(seed_label(seed));
-    std::mt19937_64 random(seed);
-    const auto keys = random_keys(1 + random() % 700, seed % 3 == 0 ? 200 : 1'000'000, random);
-    oracle_map oracle;
-    const tree bulk = build_tree(keys, oracle);
-    tree inserted(page_size::small_4k);
-    for (std::size_t i = 0; i < keys.size(); ++i) inserted.insert(keys[i], value_for(keys[i]) + i);
-    ASSERT_EQ(bulk.size(), inserted.size());
-
-    std::vector<std::tuple<std::uint64_t, std::uint64_t, std::size_t>> bulk_shape, inserted_shape;
-    bulk.for_each_node_preorder([&](const tree::node& n, std::size_t depth) {
-      bulk_shape.emplace_back(n.key, n.value, depth);
-    });
-    inserted.for_each_node_preorder([&](const tree::node& n, std::size_t depth) {
-      inserted_shape.emplace_back(n.key, n.value, depth);
-    });
-    ASSERT_EQ(bulk_shape, inserted_shape);
-    EXPECT_EQ(bulk.depths().max_depth, inserted.depths().max_depth);
-  }
+  expect_bulk_build_equals_inserts(
+      700, 200, build_tree, [](std::uint64_t) { return tree(page_size::small_4k); },
+      [](const tree& bulk, const tree& inserted, const oracle_map&) {
+        ASSERT_EQ(bulk.size(), inserted.size());
+        std::vector<std::tuple<std::uint64_t, std::uint64_t, std::size_t>> bulk_shape, inserted_shape;
+        bulk.for_each_node_preorder([&](const tree::node& n, std::size_t depth) {
+          bulk_shape.emplace_back(n.key, n.value, depth);
+        });
+        inserted.for_each_node_preorder([&](const tree::node& n, std::size_t depth) {
+          inserted_shape.emplace_back(n.key, n.value, depth);
+        });
+        ASSERT_EQ(bulk_shape, inserted_shape);
+        EXPECT_EQ(bulk.depths().max_depth, inserted.depths().max_depth);
+      });
 }
 
 TEST(BinarySearchTree, SortedInsertsDegenerateIntoAListAndStillWork) {
@@ -141,12 +134,8 @@ TEST(BinarySearchTree, ScansAtTheEdges) {
 
 TEST(BinarySearchTree, ErasedNodesAreReused) {
   tree t(page_size::small_4k);
-  for (std::uint64_t key = 0; key < 1000; ++key) t.insert(key * 7919 % 1000, key);
-  const std::size_t bytes = t.memory_bytes();
-  for (int round = 0; round < 10; ++round) {
-    for (std::uint64_t key = 0; key < 1000; key += 2) ASSERT_TRUE(t.erase(key));
-    for (std::uint64_t key = 0; key < 1000; key += 2) ASSERT_TRUE(t.insert(key, key));
-  }
+  std::size_t bytes = 0;
+  ASSERT_NO_FATAL_FAILURE(churn_even_keys(t, 10, bytes));
   EXPECT_EQ(t.memory_bytes(), bytes);
   t.check_invariants();
 }

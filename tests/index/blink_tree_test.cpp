@@ -60,53 +60,6 @@ std::vector<request> random_requests(std::uint64_t seed, std::size_t count, key_
   return requests;
 }
 
-// What std::map says, request by request.
-std::vector<operation_result> expected_results(const std::vector<request>& requests,
-                                               std::map<key_type, value_type>& map) {
-  std::vector<operation_result> results;
-  for (std::size_t index = 0; index < requests.size(); ++index) {
-    const request& wanted = requests[index];
-    const value_type written = blink::request_value(wanted.key, index);
-    switch (wanted.kind) {
-      case request_kind::read: {
-        const auto found = map.find(wanted.key);
-        results.push_back(found == map.end() ? operation_result{operation_status::absent, 0, 0}
-                                             : operation_result{operation_status::found, found->second, 0});
-        break;
-      }
-      case request_kind::insert: {
-        const bool fresh = map.insert_or_assign(wanted.key, written).second;
-        results.push_back({fresh ? operation_status::inserted : operation_status::updated, written, 0});
-        break;
-      }
-      case request_kind::insert_if_absent: {
-        const bool fresh = map.try_emplace(wanted.key, written).second;
-        results.push_back({fresh ? operation_status::inserted : operation_status::present, written, 0});
-        break;
-      }
-      case request_kind::update: {
-        const auto found = map.find(wanted.key);
-        if (found != map.end()) found->second = written;
-        results.push_back({found == map.end() ? operation_status::absent : operation_status::updated, written, 0});
-        break;
-      }
-      case request_kind::erase:
-        results.push_back({map.erase(wanted.key) ? operation_status::erased : operation_status::absent, 0, 0});
-        break;
-      case request_kind::scan: {
-        operation_result seen{operation_status::scanned, 0, 0};
-        for (auto at = map.lower_bound(wanted.key); at != map.end() && seen.count < wanted.scan_length; ++at) {
-          seen.value += at->second;
-          ++seen.count;
-        }
-        results.push_back(seen);
-        break;
-      }
-    }
-  }
-  return results;
-}
-
 void expect_same_results(const std::vector<request>& requests, const std::vector<operation_result>& expected,
                          const std::vector<operation_result>& actual, const std::string& context) {
   ASSERT_EQ(expected.size(), actual.size());
@@ -139,7 +92,7 @@ TEST(BlinkTree, ThreadFormMatchesStdMap) {
     const key_type domain = seed % 2 == 0 ? 300 : 40'000;  // few keys with many repeats; many keys, deep tree
     const std::vector<request> requests = random_requests(seed, 60'000, domain, true);
     std::map<key_type, value_type> map;
-    const std::vector<operation_result> expected = expected_results(requests, map);
+    const std::vector<operation_result> expected = blink::reference_results(requests, map);
     runtime tasks(test_config(1));
     blink_tree tree(tasks);
     std::vector<operation_result> actual(requests.size());
@@ -240,7 +193,7 @@ TEST(BlinkTree, TaskFormMatchesStdMapOneRequestAtATime) {
       const key_type domain = seed % 2 == 0 ? 300 : 20'000;
       const std::vector<request> requests = random_requests(seed, 30'000, domain, true);
       std::map<key_type, value_type> map;
-      const std::vector<operation_result> expected = expected_results(requests, map);
+      const std::vector<operation_result> expected = blink::reference_results(requests, map);
       runtime_config config = sequential_task_config();
       config.distance = variant.distance;
       runtime tasks(config);
@@ -268,7 +221,7 @@ TEST(BlinkTree, EmptyTreeAndEdgeKeys) {
       {~key_type{0}, 0, request_kind::insert_if_absent},
   };
   std::map<key_type, value_type> map;
-  const std::vector<operation_result> expected = expected_results(requests, map);
+  const std::vector<operation_result> expected = blink::reference_results(requests, map);
   std::vector<operation_result> actual(requests.size());
   blink::run_on_runtime(tree, tasks, requests, {.batch = 1}, actual);
   expect_same_results(requests, expected, actual, "edge keys, tasks");

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <random>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -110,6 +111,31 @@ void expect_batch_agrees(const Structure& structure, const std::vector<Key>& key
       context + ", batch of " + std::to_string(keys.size()) + " keys, hit share " + std::to_string(hit_share);
   expect_all_techniques_agree(structure, keys, expected, poison, batch);
   expect_coroutine_modes_agree(structure, keys, batch);
+}
+
+// The batches of a hash table's differential test: for every batch length and a hit share of
+// 0, 0.5 and 1, keys from draw_key(hit, keys drawn so far), where `hit` draws true at the hit
+// share; each key's expected result is the oracle's (a map from key to value), checked first
+// against the plain lookup, then the whole batch with expect_batch_agrees.
+template <class Table, class Oracle, class DrawKey>
+void expect_hash_batches_agree(const Table& table, const Oracle& oracle, DrawKey draw_key,
+                               const typename Table::result_type& poison, const std::string& context) {
+  using key = typename Table::key_type;
+  using result = typename Table::result_type;
+  for (std::size_t length : batch_lengths) {
+    for (double hit_share : {0.0, 0.5, 1.0}) {
+      std::bernoulli_distribution hit(hit_share);
+      std::vector<key> keys;
+      std::vector<result> expected;
+      while (keys.size() < length) {
+        keys.push_back(draw_key(hit, keys));
+        const auto found = oracle.find(keys.back());
+        expected.push_back(found == oracle.end() ? result{} : result{found->second});
+        ASSERT_EQ(table.find(keys.back()), expected.back()) << context << ": plain lookup of " << keys.back();
+      }
+      expect_batch_agrees(table, keys, expected, poison, context, hit_share);
+    }
+  }
 }
 
 // Seeds for one test: many by default, fewer under sanitizers (which run ~10x slower).

@@ -1,6 +1,8 @@
 // Test support for the ordered indexes (binary search tree, skip list, CSB+-tree, B+-tree):
 // the differential checks of multi_find and multi_scan against std::map for every technique
-// and group size, and the key mixes the tests draw (hits, misses, repeats), all deterministic for a seed.
+// and group size, and the key mixes the tests draw (hits, misses, repeats), all deterministic for a seed;
+// the checks of the indexes built by inserts: a bulk build equals one-by-one inserts, and
+// erased nodes are reused.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -132,11 +134,23 @@ void expect_multi_find_agrees(const Index& index, const oracle_map& oracle, std:
   }
 }
 
+// Lookups of `keys` (a mix of hits, misses and repeats) must agree with the oracle for every
+// technique and group, also for the first `few` keys (fewer than a group), and through
+// lookup<sequential>.
+template <class Index>
+void expect_lookups_agree(const Index& index, const oracle_map& oracle, std::span<const std::uint64_t> keys,
+                          std::size_t few, const std::vector<technique>& techniques) {
+  expect_multi_find_agrees(index, oracle, keys, techniques, "lookups");
+  expect_multi_find_agrees(index, oracle, keys.first(few), techniques, "first " + std::to_string(few) + " keys");
+  const auto sequential_results =
+      run(sequential_scheduler{}, keys, [&](std::uint64_t key) { return index.template lookup<sequential>(key); });
+  ASSERT_EQ(sequential_results, expected_lookups(oracle, keys));
+}
+
 // For seeds 1..12 and 1, 2, 5, 100 and 1,500 random keys (dense ranges for even seeds, the
 // whole 64-bit range for odd ones): the index build(keys, oracle, seed) returns must hold what
 // the oracle holds and keep its invariants; its lookups of a mix of hits, misses and repeats
-// must agree with the oracle for every technique and group (also for three keys, fewer than a
-// group) and through lookup<sequential>; then also(index, keys) checks what is its own.
+// must agree (expect_lookups_agree, `few` = 3); then also(index, keys) checks what is its own.
 template <class Build, class Also>
 void expect_random_lookups_agree(const std::vector<technique>& techniques, Build build, Also also) {
   for (std::uint64_t seed = 1; seed <= 12 && !::testing::Test::HasFatalFailure(); ++seed) {
@@ -149,14 +163,42 @@ void expect_random_lookups_agree(const std::vector<technique>& techniques, Build
       ASSERT_EQ(index.size(), oracle.size());
       index.check_invariants();
       const auto keys = lookup_mix(oracle, 300, key_range, random);
-      expect_multi_find_agrees(index, oracle, keys, techniques, "lookups");
-      expect_multi_find_agrees(index, oracle, std::span(keys).first(3), techniques, "three keys");
-      const auto sequential_results =
-          run(sequential_scheduler{}, keys, [&](std::uint64_t key) { return index.template lookup<sequential>(key); });
-      ASSERT_EQ(sequential_results, expected_lookups(oracle, keys));
+      ASSERT_NO_FATAL_FAILURE(expect_lookups_agree(index, oracle, keys, 3, techniques));
       also(index, keys);
       if (::testing::Test::HasFatalFailure()) return;
     }
+  }
+}
+
+// For seeds 1..20: 1 to `max_count` random keys (below `small_range` for every third seed, so
+// that keys repeat; else below 1,000,000), the index build(keys, oracle, seed) builds from them
+// at once and the one make_empty(seed) becomes by inserting (key, insertion value) one by one;
+// then compare(bulk, inserted, oracle) checks that they are the same.
+template <class Build, class MakeEmpty, class Compare>
+void expect_bulk_build_equals_inserts(std::size_t max_count, std::uint64_t small_range, Build build, MakeEmpty make_empty,
+                                      Compare compare) {
+  for (std::uint64_t seed = 1; seed <= 20 && !::testing::Test::HasFatalFailure(); ++seed) {
+    SCOPED_TRACE(seed_label(seed));
+    std::mt19937_64 random(seed);
+    const auto keys = random_keys(1 + random() % max_count, seed % 3 == 0 ? small_range : 1'000'000, random);
+    oracle_map oracle;
+    const auto bulk = build(keys, oracle, seed);
+    auto inserted = make_empty(seed);
+    for (std::size_t i = 0; i < keys.size(); ++i) inserted.insert(keys[i], value_for(keys[i]) + i);
+    compare(bulk, inserted, oracle);
+  }
+}
+
+// Inserts the keys 0..999 in a scattered order, sets `filled_bytes` to memory_bytes() then, and
+// `rounds` times erases and re-inserts every even key, each write required to succeed: the churn
+// after which a test of node reuse compares memory_bytes() with `filled_bytes`.
+template <class Index>
+void churn_even_keys(Index& index, int rounds, std::size_t& filled_bytes) {
+  for (std::uint64_t key = 0; key < 1000; ++key) index.insert(key * 7919 % 1000, key);
+  filled_bytes = index.memory_bytes();
+  for (int round = 0; round < rounds; ++round) {
+    for (std::uint64_t key = 0; key < 1000; key += 2) ASSERT_TRUE(index.erase(key));
+    for (std::uint64_t key = 0; key < 1000; key += 2) ASSERT_TRUE(index.insert(key, key));
   }
 }
 

@@ -94,25 +94,20 @@ TEST(SkipList, ScanOfAThousandEntriesAsInCimple) {
 }
 
 TEST(SkipList, BulkConstructorBuildsTheListOfOneByOneInserts) {
-  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
-    SCOPED_TRACE(seed_label(seed));
-    std::mt19937_64 random(seed);
-    const auto keys = random_keys(1 + random() % 900, seed % 3 == 0 ? 300 : 1'000'000, random);
-    oracle_map oracle;
-    const list_type bulk = build_list(keys, oracle, seed);
-    list_type inserted(page_size::small_4k, seed);
-    for (std::size_t i = 0; i < keys.size(); ++i) inserted.insert(keys[i], value_for(keys[i]) + i);
-    std::vector<std::pair<std::uint64_t, std::uint32_t>> bulk_towers, inserted_towers;
-    bulk.for_each_tower([&](auto key, auto height) { bulk_towers.emplace_back(key, height); });
-    inserted.for_each_tower([&](auto key, auto height) { inserted_towers.emplace_back(key, height); });
-    ASSERT_EQ(bulk_towers, inserted_towers);
-    ASSERT_EQ(bulk.height(), inserted.height());
-    entries bulk_entries, inserted_entries;
-    bulk.for_each([&](auto key, auto value) { bulk_entries.emplace_back(key, value); });
-    inserted.for_each([&](auto key, auto value) { inserted_entries.emplace_back(key, value); });
-    ASSERT_EQ(bulk_entries, inserted_entries);
-    ASSERT_EQ(bulk_entries, entries(oracle.begin(), oracle.end()));
-  }
+  expect_bulk_build_equals_inserts(
+      900, 300, build_list, [](std::uint64_t seed) { return list_type(page_size::small_4k, seed); },
+      [](const list_type& bulk, const list_type& inserted, const oracle_map& oracle) {
+        std::vector<std::pair<std::uint64_t, std::uint32_t>> bulk_towers, inserted_towers;
+        bulk.for_each_tower([&](auto key, auto height) { bulk_towers.emplace_back(key, height); });
+        inserted.for_each_tower([&](auto key, auto height) { inserted_towers.emplace_back(key, height); });
+        ASSERT_EQ(bulk_towers, inserted_towers);
+        ASSERT_EQ(bulk.height(), inserted.height());
+        entries bulk_entries, inserted_entries;
+        bulk.for_each([&](auto key, auto value) { bulk_entries.emplace_back(key, value); });
+        inserted.for_each([&](auto key, auto value) { inserted_entries.emplace_back(key, value); });
+        ASSERT_EQ(bulk_entries, inserted_entries);
+        ASSERT_EQ(bulk_entries, entries(oracle.begin(), oracle.end()));
+      });
 }
 
 TEST(SkipList, RandomInterleavingsOfMutationsLookupsAndScans) {
@@ -145,14 +140,10 @@ TEST(SkipList, RandomInterleavingsOfMutationsLookupsAndScans) {
 
 TEST(SkipList, ErasedNodesAreReused) {
   list_type list(page_size::small_4k);
-  for (std::uint64_t key = 0; key < 1000; ++key) list.insert(key * 7919 % 1000, key);
-  const std::size_t bytes = list.memory_bytes();
   // 50 rounds re-insert 25,000 nodes (over 1 MB if none were reused); re-inserts draw new
   // heights and reuse a freed node of the same height, so the arena grows only a little.
-  for (int round = 0; round < 50; ++round) {
-    for (std::uint64_t key = 0; key < 1000; key += 2) ASSERT_TRUE(list.erase(key));
-    for (std::uint64_t key = 0; key < 1000; key += 2) ASSERT_TRUE(list.insert(key, key));
-  }
+  std::size_t bytes = 0;
+  ASSERT_NO_FATAL_FAILURE(churn_even_keys(list, 50, bytes));
   EXPECT_LE(list.memory_bytes(), 4 * bytes);
   list.check_invariants();
 }

@@ -292,18 +292,7 @@ class adaptive_scheduler {
   // Resumes every operation in flight to completion, round-robin.
   template <class Op, class Counted>
   static void drain(detail::operation_ring<Op>& ring, Counted& counted) {
-    while (ring.live() > 0) {
-      for (std::size_t position = 0; position < ring.live();) {
-        auto& slot = ring[position];
-        slot.op.resume();
-        if (!slot.op.done()) {
-          ++position;
-          continue;
-        }
-        detail::deliver_result(slot.op, slot.index, counted);
-        ring.retire(position);
-      }
-    }
+    while (ring.live() > 0) detail::resume_round(ring, counted, [](auto&) { return false; });
   }
 
   // One window: runs with up to `group` operations in flight until `window_` have finished
@@ -317,35 +306,13 @@ class adaptive_scheduler {
       ++completions;
       counted(index, std::forward<decltype(result)>(result)...);
     };
-    auto fill = [&] {
-      while (ring.live() < group) {
-        auto op = detail::launch_until_suspended(next, count, launch, deliver_counting);
-        if (!op) return;
-        ring.push(std::move(*op), next - 1);
-      }
-    };
-    fill();
+    detail::fill_ring(ring, group, next, count, launch, deliver_counting);
     while (ring.live() > 0 && completions < window_) {
-      for (std::size_t position = 0; position < ring.live();) {
-        auto& slot = ring[position];
-        slot.op.resume();
-        if (!slot.op.done()) {
-          ++position;
-          continue;
-        }
-        detail::deliver_result(slot.op, slot.index, deliver_counting);
-        if (ring.live() <= group) {
-          slot.op.reset();  // free the frame first: the next operation reuses it
-          if (auto op = detail::launch_until_suspended(next, count, launch, deliver_counting)) {
-            slot.op = std::move(*op);
-            slot.index = next - 1;
-            ++position;
-            continue;
-          }
-        }
-        ring.retire(position);
-      }
-      fill();  // the group may have grown, or immediate completions left room
+      detail::resume_round(ring, deliver_counting, [&](auto& slot) {
+        return ring.live() <= group && detail::refill_slot(slot, next, count, launch, deliver_counting);
+      });
+      // the group may have grown, or immediate completions left room
+      detail::fill_ring(ring, group, next, count, launch, deliver_counting);
     }
   }
 

@@ -23,23 +23,14 @@ namespace braid {
 
 namespace detail {
 
-// Awaiter of the sequential mode: always ready, so the compiler removes the suspension and
-// only the load remains.
-template <class T>
-struct ready_load {
+// Awaiter of the built-in modes, a load of `*address`. Sequential (`suspends` false): always
+// ready, so the compiler removes the suspension and only the load remains. Interleaved: the
+// prefetch is already issued when it is constructed; suspending returns control to the resumer
+// of the operation (for a task chain, the resumer of its root).
+template <class T, bool suspends>
+struct load_awaiter {
   T* address;
-  static constexpr bool await_ready() noexcept { return true; }
-  static constexpr void await_suspend(std::coroutine_handle<>) noexcept {}
-  constexpr T& await_resume() const noexcept { return *address; }
-};
-
-// Awaiter of the interleaved modes: the prefetch is already issued when it is constructed;
-// suspending returns control to the resumer of the operation (for a task chain, the resumer
-// of its root).
-template <class T>
-struct suspending_load {
-  T* address;
-  static constexpr bool await_ready() noexcept { return false; }
+  static constexpr bool await_ready() noexcept { return !suspends; }
   static constexpr void await_suspend(std::coroutine_handle<>) noexcept {}
   constexpr T& await_resume() const noexcept { return *address; }
 };
@@ -57,11 +48,9 @@ template <execution_mode M, class T>
 [[nodiscard]] inline auto fetch(T* address) noexcept {
   if constexpr (mode_with_own_load<M>) {
     return M::await_load(address, 1);
-  } else if constexpr (M::suspends) {
-    prefetch<M::hint>(address);
-    return detail::suspending_load<T>{address};
   } else {
-    return detail::ready_load<T>{address};
+    if constexpr (M::suspends) prefetch<M::hint>(address);
+    return detail::load_awaiter<T, M::suspends>{address};
   }
 }
 
@@ -70,11 +59,9 @@ template <execution_mode M, class T>
 [[nodiscard]] inline auto fetch_lines(T* address) noexcept {
   if constexpr (mode_with_own_load<M>) {
     return M::await_load(address, sizeof(T));
-  } else if constexpr (M::suspends) {
-    prefetch_lines<sizeof(T), M::hint>(address);
-    return detail::suspending_load<T>{address};
   } else {
-    return detail::ready_load<T>{address};
+    if constexpr (M::suspends) prefetch_lines<sizeof(T), M::hint>(address);
+    return detail::load_awaiter<T, M::suspends>{address};
   }
 }
 
@@ -83,11 +70,9 @@ template <execution_mode M, class T>
 [[nodiscard]] inline auto fetch_lines(T* address, std::size_t bytes) noexcept {
   if constexpr (mode_with_own_load<M>) {
     return M::await_load(address, bytes);
-  } else if constexpr (M::suspends) {
-    prefetch_lines<M::hint>(address, bytes);
-    return detail::suspending_load<T>{address};
   } else {
-    return detail::ready_load<T>{address};
+    if constexpr (M::suspends) prefetch_lines<M::hint>(address, bytes);
+    return detail::load_awaiter<T, M::suspends>{address};
   }
 }
 

@@ -238,8 +238,7 @@ class bplus_tree : public detail::multi_find_member<bplus_tree<Key, Value, NodeB
     }
     const auto* leaf = static_cast<const leaf_node*>(current);
     if constexpr (fetches_whole_nodes) {
-      const leaf_node& node = co_await fetch_lines<M>(leaf);
-      co_return value_at(node, entry_position(node.keys, node.count, key), key);
+      co_return value_in(co_await fetch_lines<M>(leaf), key);
     } else {
       const leaf_node& header = co_await fetch<M>(leaf);
       const std::uint32_t count = header.count;
@@ -291,22 +290,17 @@ class bplus_tree : public detail::multi_find_member<bplus_tree<Key, Value, NodeB
       const std::uint32_t count = header.count;
       position = co_await search_keys<M, false>(leaf->keys, count, start);
     }
-    std::size_t visited = 0;
-    for (;;) {
-      for (; position < leaf->count; ++position) {
-        visit(leaf->keys[position], leaf->values[position]);
-        if (++visited == limit) co_return visited;
-      }
-      const leaf_node* next = leaf->next;
-      if (next == nullptr) co_return visited;
+    std::size_t visited = visit_entries(*leaf, position, 0, limit, visit);
+    for (const leaf_node* next = leaf->next; visited < limit && next != nullptr; next = leaf->next) {
       if constexpr (fetches_whole_nodes) {
         leaf = &co_await fetch_lines<M>(next);
       } else {
         if constexpr (M::suspends) prefetch<M::hint>(&next->values[0]);
         leaf = &co_await fetch<M>(next);
       }
-      position = 0;
+      visited = visit_entries(*leaf, 0, visited, limit, visit);
     }
+    co_return visited;
   }
 
   template <prefetch_hint Hint = default_prefetch_hint, class Visitor>
@@ -472,7 +466,9 @@ class bplus_tree : public detail::multi_find_member<bplus_tree<Key, Value, NodeB
   static bool below(const Key& probe, const Key& key, std::true_type) noexcept { return !(key < probe); }
   static bool below(const Key& probe, const Key& key, std::false_type) noexcept { return probe < key; }
 
-  static std::optional<Value> value_at(const leaf_node& leaf, std::size_t position, const Key& key) noexcept {
+  // The value of `key` in a leaf in cache.
+  static std::optional<Value> value_in(const leaf_node& leaf, const Key& key) noexcept {
+    const std::size_t position = entry_position(leaf.keys, leaf.count, key);
     if (position < leaf.count && leaf.keys[position] == key) return leaf.values[position];
     return std::nullopt;
   }
@@ -554,23 +550,26 @@ class bplus_tree : public detail::multi_find_member<bplus_tree<Key, Value, NodeB
   std::size_t scan_with(const Key& start, std::size_t limit, Visitor& visit, Access access) const {
     if (root_ == nullptr || limit == 0) return 0;
     const leaf_node* leaf = descend_to_leaf_with(start, access);
-    std::size_t position = entry_position_with(leaf, start, access);
-    std::size_t visited = 0;
-    for (;;) {
-      for (; position < leaf->count; ++position) {
-        visit(leaf->keys[position], leaf->values[position]);
-        if (++visited == limit) return visited;
-      }
-      const leaf_node* next = leaf->next;
-      if (next == nullptr) return visited;
+    std::size_t visited = visit_entries(*leaf, entry_position_with(leaf, start, access), 0, limit, visit);
+    for (const leaf_node* next = leaf->next; visited < limit && next != nullptr; next = leaf->next) {
       if constexpr (fetches_whole_nodes) {
         leaf = &access.whole(next);
       } else {
         access.prefetch_only(&next->values[0]);
         leaf = &access.one(next);
       }
-      position = 0;
+      visited = visit_entries(*leaf, 0, visited, limit, visit);
     }
+    return visited;
+  }
+
+  // The walk of a scan along one leaf: visits its entries from `position` on while `visited`
+  // is below `limit`; returns the new count.
+  template <class Visitor>
+  static std::size_t visit_entries(const leaf_node& leaf, std::size_t position, std::size_t visited, std::size_t limit,
+                                   Visitor& visit) {
+    for (; position < leaf.count && visited < limit; ++position, ++visited) visit(leaf.keys[position], leaf.values[position]);
+    return visited;
   }
 
   // ---- the nested lookup's helpers: one task per level of helper function ----
@@ -600,8 +599,7 @@ class bplus_tree : public detail::multi_find_member<bplus_tree<Key, Value, NodeB
   template <execution_mode M>
   task<std::optional<Value>> search_leaf(const leaf_node* leaf, Key key) const {
     if constexpr (fetches_whole_nodes) {
-      const leaf_node& node = co_await fetch_lines<M>(leaf);
-      co_return value_at(node, entry_position(node.keys, node.count, key), key);
+      co_return value_in(co_await fetch_lines<M>(leaf), key);
     } else {
       const leaf_node& header = co_await fetch<M>(leaf);
       const std::uint32_t count = header.count;

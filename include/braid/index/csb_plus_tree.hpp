@@ -150,11 +150,7 @@ class csb_plus_tree : public detail::multi_find_member<csb_plus_tree<Key, Value,
   // lock step, one level per stage, with no idle slots (the thesis's GP).
   template <prefetch_hint Hint = default_prefetch_hint>
   void find_group_prefetching(std::span<const Key> keys, std::span<std::optional<Value>> out, std::size_t group) const {
-    detail::check_batch_arguments(keys.size(), out.size(), group, "csb_plus_tree::find_group_prefetching");
-    if (tree_.levels == 0) {
-      std::fill_n(out.begin(), keys.size(), std::nullopt);
-      return;
-    }
+    if (answered_without_descent(keys, out, group, "csb_plus_tree::find_group_prefetching")) return;
     std::vector<node_index> cursor(std::min(group, keys.size()));
     for (std::size_t base = 0; base < keys.size(); base += group) {
       const std::size_t width = std::min(group, keys.size() - base);
@@ -175,11 +171,7 @@ class csb_plus_tree : public detail::multi_find_member<csb_plus_tree<Key, Value,
   // lookup's slot takes the next key at once and reads the cached root right away.
   template <prefetch_hint Hint = default_prefetch_hint>
   void find_amac(std::span<const Key> keys, std::span<std::optional<Value>> out, std::size_t group) const {
-    detail::check_batch_arguments(keys.size(), out.size(), group, "csb_plus_tree::find_amac");
-    if (tree_.levels == 0) {
-      std::fill_n(out.begin(), keys.size(), std::nullopt);
-      return;
-    }
+    if (answered_without_descent(keys, out, group, "csb_plus_tree::find_amac")) return;
     struct slot {
       node_index node;     // prefetched (or the root), not yet examined
       std::uint32_t depth; // of `node`, the root at 0
@@ -247,20 +239,8 @@ class csb_plus_tree : public detail::multi_find_member<csb_plus_tree<Key, Value,
       if (tree_.size != 0 || tree_.node_count != 0) fail("empty tree with nodes");
       return;
     }
-    const auto leaf_bounds = levels_type::check_inner_levels(tree_.nodes, tree_.levels, tree_.first_leaf, tree_.node_count, fail);
-    std::size_t counted = 0;
-    std::optional<Key> previous;
-    for (node_index index = tree_.first_leaf; index < tree_.node_count; ++index) {
-      const leaf_node& leaf = *leaf_at(index);
-      if (leaf.count == 0 || leaf.count > leaf_capacity) fail("leaf count out of range");
-      if (tree_.levels > 1 && leaf.count < (leaf_capacity + 1) / 2) fail("leaf less than half full");
-      for (std::size_t j = 0; j < leaf.count; ++j) {
-        if (previous && !(*previous < leaf.keys[j])) fail("leaf keys not strictly increasing");
-        if (!leaf_bounds[index - tree_.first_leaf].holds(leaf.keys[j])) fail("leaf key outside its parent's range");
-        previous = leaf.keys[j];
-        ++counted;
-      }
-    }
+    const std::size_t counted = tree_.template check_nodes<leaf_node>(
+        leaf_capacity, "key", [](const leaf_node& leaf, std::size_t j) -> const Key& { return leaf.keys[j]; }, fail);
     if (counted != tree_.size) fail("leaves hold " + std::to_string(counted) + " entries, size() is " + std::to_string(tree_.size));
   }
 
@@ -272,6 +252,15 @@ class csb_plus_tree : public detail::multi_find_member<csb_plus_tree<Key, Value,
   [[nodiscard]] const leaf_node* leaf_at(node_index index) const noexcept { return tree_.template at<leaf_node>(index); }
 
   static node_index child_for(const inner_node& inner, const Key& key) noexcept { return levels_type::child_for(inner, key); }
+
+  // The argument checks of a batch lookup; true if the tree is empty: every result is absent.
+  bool answered_without_descent(std::span<const Key> keys, std::span<std::optional<Value>> out, std::size_t group,
+                                const char* entry) const {
+    detail::check_batch_arguments(keys.size(), out.size(), group, entry);
+    if (tree_.levels != 0) return false;
+    std::fill_n(out.begin(), keys.size(), std::nullopt);
+    return true;
+  }
 
   static std::size_t lower_bound_in_leaf(const leaf_node& leaf, const Key& key) noexcept {
     std::size_t position = 0;
@@ -426,23 +415,16 @@ class csb_plus_tree_over_codes : public detail::multi_find_member<csb_plus_tree_
       if (tree_.size != 0) fail("empty tree with values");
       return;
     }
-    const auto leaf_bounds = levels_type::check_inner_levels(tree_.nodes, tree_.levels, tree_.first_leaf, tree_.node_count, fail);
     std::vector<bool> seen(tree_.size, false);
-    std::optional<Key> previous;
-    for (node_index index = tree_.first_leaf; index < tree_.node_count; ++index) {
-      const leaf_node& leaf = *leaf_at(index);
-      if (leaf.count == 0 || leaf.count > leaf_capacity) fail("leaf count out of range");
-      if (tree_.levels > 1 && leaf.count < (leaf_capacity + 1) / 2) fail("leaf less than half full");
-      for (std::size_t j = 0; j < leaf.count; ++j) {
-        const code_type code = leaf.codes[j];
-        if (code >= tree_.size || seen[code]) fail("code out of range or listed twice");
-        seen[code] = true;
-        const Key& value = dictionary_[code];
-        if (previous && !(*previous < value)) fail("leaf values not strictly increasing");
-        if (!leaf_bounds[index - tree_.first_leaf].holds(value)) fail("leaf value outside its parent's range");
-        previous = value;
-      }
-    }
+    tree_.template check_nodes<leaf_node>(
+        leaf_capacity, "value",
+        [&](const leaf_node& leaf, std::size_t j) -> const Key& {
+          const code_type code = leaf.codes[j];
+          if (code >= tree_.size || seen[code]) fail("code out of range or listed twice");
+          seen[code] = true;
+          return dictionary_[code];
+        },
+        fail);
     if (std::find(seen.begin(), seen.end(), false) != seen.end()) fail("a code is missing from the leaves");
   }
 

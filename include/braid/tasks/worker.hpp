@@ -157,6 +157,7 @@ class worker {
   void run_loop();
   void run_buffered_tasks();
   void refill();
+  void take_queued(priority level);
   void place(task_descriptor& task);
   void place_prefetch(std::size_t position, const void* address, prefetch_descriptor hint);
   void idle_wait(unsigned& idle_rounds);

@@ -26,50 +26,28 @@
 
 #include <cstdint>
 
-#include "braid/index/blink_tree/tree.hpp"
-#include "braid/tasks/task.hpp"
-#include "braid/tasks/worker.hpp"
+#include "braid/index/blink_tree/completion.hpp"
 
 namespace braid {
-
-// What an operation did. `present`: an insert found the key and left its value as it was.
-enum class blink_tree_operation_status : std::uint8_t { found, absent, inserted, updated, erased, scanned, present };
-
-struct blink_tree_operation_result {
-  blink_tree_operation_status status = blink_tree_operation_status::absent;
-  blink_tree::value_type value = 0;  // found: the value; scanned: the sum of the values seen
-  std::uint32_t count = 0;  // scanned: entries seen
-};
-
-// Receives each operation's result, on the worker that finished it.
-class blink_tree_completion_sink {
- public:
-  virtual void complete(tasks::worker& on, std::uint64_t request, const blink_tree_operation_result& result) = 0;
-
- protected:
-  ~blink_tree_completion_sink() = default;
-};
 
 namespace detail::blink_tree {
 // Annotates `task` with the tree's root: as a writer when it is a write that meets a leaf root.
 void start_at_root(tasks::task_descriptor& task, const ::braid::blink_tree& tree, bool writes);
 }  // namespace detail::blink_tree
 
-class blink_tree_lookup_task : public tasks::annotated_task<blink_tree_lookup_task> {
+class blink_tree_lookup_task : public detail::blink_tree::reporting_task<blink_tree_lookup_task, const blink_tree> {
  public:
   blink_tree_lookup_task(const blink_tree& tree, blink_tree::key_type key, blink_tree_completion_sink& sink,
                          std::uint64_t request) noexcept
-      : tree_(&tree), sink_(&sink), request_(request), key_(key) {
+      : reporting_task(tree, sink, request), key_(key) {
     detail::blink_tree::start_at_root(*this, tree, false);
   }
   tasks::task_result execute(tasks::worker& self);
 
  private:
-  static void deliver(tasks::task_descriptor& task, tasks::worker& on);
+  friend reporting_task;
+  blink_tree_operation_result result() const noexcept { return {status_, value_, 0}; }
 
-  const blink_tree* tree_;
-  blink_tree_completion_sink* sink_;
-  std::uint64_t request_;
   blink_tree::key_type key_;
   blink_tree::value_type value_ = 0;
   std::uint16_t index_ = 0;
@@ -77,24 +55,22 @@ class blink_tree_lookup_task : public tasks::annotated_task<blink_tree_lookup_ta
   blink_tree_operation_status status_ = blink_tree_operation_status::absent;
 };
 
-class blink_tree_write_task : public tasks::annotated_task<blink_tree_write_task> {
+class blink_tree_write_task : public detail::blink_tree::reporting_task<blink_tree_write_task, blink_tree> {
  public:
   enum class kind : std::uint8_t { insert, insert_or_assign, update, erase };
 
   blink_tree_write_task(blink_tree& tree, kind operation, blink_tree::key_type key, blink_tree::value_type value,
                         blink_tree_completion_sink& sink, std::uint64_t request) noexcept
-      : tree_(&tree), sink_(&sink), request_(request), key_(key), value_(value), operation_(operation) {
+      : reporting_task(tree, sink, request), key_(key), value_(value), operation_(operation) {
     detail::blink_tree::start_at_root(*this, tree, operation != kind::update || !tree.options().value_step);
   }
   tasks::task_result execute(tasks::worker& self);
 
  private:
-  static void deliver(tasks::task_descriptor& task, tasks::worker& on);
+  friend reporting_task;
+  blink_tree_operation_result result() const noexcept { return {status_, value_, 0}; }
   tasks::task_result write_leaf(tasks::worker& self);
 
-  blink_tree* tree_;
-  blink_tree_completion_sink* sink_;
-  std::uint64_t request_;
   blink_tree::key_type key_;
   blink_tree::value_type value_;
   tasks::resource_ptr parent_{};  // the branch node the leaf was reached from
@@ -119,21 +95,21 @@ class blink_tree_separator_task : public tasks::annotated_task<blink_tree_separa
   std::uint8_t level_;
 };
 
-class blink_tree_scan_task : public tasks::annotated_task<blink_tree_scan_task> {
+class blink_tree_scan_task : public detail::blink_tree::reporting_task<blink_tree_scan_task, const blink_tree> {
  public:
   blink_tree_scan_task(const blink_tree& tree, blink_tree::key_type from, std::uint32_t limit,
                        blink_tree_completion_sink& sink, std::uint64_t request) noexcept
-      : tree_(&tree), sink_(&sink), request_(request), from_(from), limit_(limit) {
+      : reporting_task(tree, sink, request), from_(from), limit_(limit) {
     detail::blink_tree::start_at_root(*this, tree, false);
   }
   tasks::task_result execute(tasks::worker& self);
 
  private:
-  static void deliver(tasks::task_descriptor& task, tasks::worker& on);
+  friend reporting_task;
+  blink_tree_operation_result result() const noexcept {
+    return {blink_tree_operation_status::scanned, checksum_, count_};
+  }
 
-  const blink_tree* tree_;
-  blink_tree_completion_sink* sink_;
-  std::uint64_t request_;
   blink_tree::key_type from_;  // the next key wanted
   blink_tree::value_type checksum_ = 0;
   std::uint32_t limit_;

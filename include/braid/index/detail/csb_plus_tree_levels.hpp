@@ -199,6 +199,30 @@ struct csb_plus_tree_levels {
       return smallest;
     }
 
+    // Checks the inner levels (check_inner_levels), then the leaves (of type Leaf): each holds 1
+    // to `capacity` entries, at least half that below a root; their keys in order, key_of(leaf, j)
+    // for entry j (which may check the entry first), rise strictly and lie in their parent's
+    // range. `keys` names them in messages. Returns the entries.
+    template <class Leaf, class KeyOf>
+    std::size_t check_nodes(std::size_t capacity, const std::string& keys, KeyOf key_of,
+                            const std::function<void(const std::string&)>& fail) const {
+      const auto leaf_bounds = check_inner_levels(nodes, levels, first_leaf, node_count, fail);
+      std::size_t entries = 0;
+      std::optional<Key> previous;
+      for (node_index index = first_leaf; index < node_count; ++index) {
+        const Leaf& leaf = *at<Leaf>(index);
+        if (leaf.count == 0 || leaf.count > capacity) fail("leaf count out of range");
+        if (levels > 1 && leaf.count < (capacity + 1) / 2) fail("leaf less than half full");
+        for (std::size_t j = 0; j < leaf.count; ++j, ++entries) {
+          const Key& key = key_of(leaf, j);
+          if (previous && !(*previous < key)) fail("leaf " + keys + "s not strictly increasing");
+          if (!leaf_bounds[index - first_leaf].holds(key)) fail("leaf " + keys + " outside its parent's range");
+          previous = key;
+        }
+      }
+      return entries;
+    }
+
     // The node at `index` as an inner node or a leaf of type Node.
     template <class Node>
     [[nodiscard]] const Node* at(node_index index) const noexcept {

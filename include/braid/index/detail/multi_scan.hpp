@@ -36,6 +36,9 @@ void ordered_multi_scan(const Index& index, std::span<const Request> requests, s
     return [&visit, request](const auto& key, const auto& value) { visit(request, key, value); };
   };
   auto deliver = [&visited](std::size_t request, std::size_t count) { visited[request] = count; };
+  auto interleaved_scan = [&](std::size_t i) {
+    return index.template scan_coroutine<interleaved_with<Hint>>(requests[i].start, requests[i].limit, visitor_of(i));
+  };
   switch (how) {
     case technique::naive:
       for (std::size_t i = 0; i < requests.size(); ++i) {
@@ -43,13 +46,7 @@ void ordered_multi_scan(const Index& index, std::span<const Request> requests, s
       }
       return;
     case technique::coro:
-      interleaved_scheduler{group}.run(
-          requests.size(),
-          [&](std::size_t i) {
-            return index.template scan_coroutine<interleaved_with<Hint>>(requests[i].start, requests[i].limit,
-                                                                         visitor_of(i));
-          },
-          deliver);
+      interleaved_scheduler{group}.run(requests.size(), interleaved_scan, deliver);
       return;
     case technique::fiber:
       interleaved_scheduler{group}.run(
@@ -68,11 +65,7 @@ void ordered_multi_scan(const Index& index, std::span<const Request> requests, s
           [&](std::size_t i) {
             return index.template scan_coroutine<sequential>(requests[i].start, requests[i].limit, visitor_of(i));
           },
-          [&](std::size_t i) {
-            return index.template scan_coroutine<interleaved_with<Hint>>(requests[i].start, requests[i].limit,
-                                                                         visitor_of(i));
-          },
-          deliver);
+          interleaved_scan, deliver);
       return;
     }
     case technique::gp:

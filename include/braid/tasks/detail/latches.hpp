@@ -61,17 +61,24 @@ class spin_guard {
 // not starved), the low bits count readers.
 inline constexpr std::uint32_t writer_bit = 1u << 31;
 
+// Waits until no writer holds or waits for the latch, then replaces its state with
+// entered(state), with acquire ordering.
+template <class Entered>
+void enter_without_writer(std::atomic<std::uint32_t>& latch, Entered entered) noexcept {
+  for (;;) {
+    std::uint32_t state = latch.load(std::memory_order_relaxed);
+    if ((state & writer_bit) == 0 &&
+        latch.compare_exchange_weak(state, entered(state), std::memory_order_acquire, std::memory_order_relaxed)) {
+      return;
+    }
+    cpu_relax();
+  }
+}
+
 class shared_guard {
  public:
   explicit shared_guard(std::atomic<std::uint32_t>& latch) noexcept : latch_(latch) {
-    for (;;) {
-      std::uint32_t state = latch_.load(std::memory_order_relaxed);
-      if ((state & writer_bit) == 0 &&
-          latch_.compare_exchange_weak(state, state + 1, std::memory_order_acquire, std::memory_order_relaxed)) {
-        return;
-      }
-      cpu_relax();
-    }
+    enter_without_writer(latch_, [](std::uint32_t state) { return state + 1; });
   }
   ~shared_guard() { latch_.fetch_sub(1, std::memory_order_release); }
   shared_guard(const shared_guard&) = delete;
@@ -84,14 +91,7 @@ class shared_guard {
 class exclusive_guard {
  public:
   explicit exclusive_guard(std::atomic<std::uint32_t>& latch) noexcept : latch_(latch) {
-    for (;;) {
-      std::uint32_t state = latch_.load(std::memory_order_relaxed);
-      if ((state & writer_bit) == 0 &&
-          latch_.compare_exchange_weak(state, state | writer_bit, std::memory_order_acquire, std::memory_order_relaxed)) {
-        break;
-      }
-      cpu_relax();
-    }
+    enter_without_writer(latch_, [](std::uint32_t state) { return state | writer_bit; });
     while ((latch_.load(std::memory_order_acquire) & ~writer_bit) != 0) cpu_relax();  // readers drain
   }
   ~exclusive_guard() { latch_.store(0, std::memory_order_release); }
