@@ -38,8 +38,9 @@
 //    its whole duration, and concurrent inserts and removes possibly or not (as Masstree).
 //
 // Lookups, all returning exactly what find() returns:
-//   find(key)               the plain get: lookup<sequential>, no suspension, nodes
-//                           prefetched whole one at a time (Masstree's unmodified get);
+//   find(key)               the plain get: the point probe driven without a coroutine
+//                           frame, nodes prefetched whole one at a time (Masstree's
+//                           unmodified get); put, insert and remove likewise;
 //   lookup<M>(key)          the flat get: one coroutine frame for the whole descent, layers
 //                           and right-link walks inlined (CoroBase's two-level design, its
 //                           "flattened" level); technique::coro. It drives point_probe
@@ -146,18 +147,13 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
   // ---- lookups ---------------------------------------------------------------------------------
 
   // The plain get: the value of `key`, or nullopt.
-  [[nodiscard]] std::optional<Value> find(std::string_view key) const { return finish(lookup<sequential>(key)); }
+  [[nodiscard]] std::optional<Value> find(std::string_view key) const { return run_plain(key, lookup_action{}); }
 
   // The get as one flat coroutine (CoroBase's flattened operation): the point probe driven
   // node by node, suspending at every node fetch when M interleaves.
   template <execution_mode M>
   [[nodiscard]] coro<std::optional<Value>> lookup(std::string_view key) const {
-    point_probe probe(*this, key);
-    while (const void* node = probe.next()) {
-      co_await fetch_node<M>(node);
-      probe.step();
-    }
-    co_return probe.result();
+    return operate_flat<M>(key, lookup_action{});
   }
 
   // The get as a state machine, for operations of other layers that inline the probe into
@@ -188,7 +184,7 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
   // The protocol's writes: insert adds `key` if it is absent, insert_or_assign adds or
   // overwrites (true: it added), erase removes (true: it was present).
   bool insert(std::string_view key, Value value) {
-    return !finish(operate_flat<sequential>(key, upsert_action{this, encode(value), false})).has_value();
+    return !run_plain(key, upsert_action{this, encode(value), false}).has_value();
   }
   bool insert_or_assign(std::string_view key, Value value) { return !put(key, value).has_value(); }
   bool erase(std::string_view key) { return remove(key).has_value(); }
@@ -196,8 +192,8 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
   // Masstree's own names, which also return the old value: put inserts `key` or updates its
   // value and returns the value it replaced (nullopt: inserted); remove returns the removed
   // value (nullopt: it was absent).
-  std::optional<Value> put(std::string_view key, Value value) { return finish(put_flat<sequential>(key, value)); }
-  std::optional<Value> remove(std::string_view key) { return finish(remove_flat<sequential>(key)); }
+  std::optional<Value> put(std::string_view key, Value value) { return run_plain(key, upsert_action{this, encode(value)}); }
+  std::optional<Value> remove(std::string_view key) { return run_plain(key, remove_action{this}); }
 
   template <execution_mode M>
   [[nodiscard]] coro<std::optional<Value>> put_flat(std::string_view key, Value value) {
@@ -277,7 +273,7 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
     return operation.take_result();
   }
 
-  template <class> friend class detail::masstree::point_probe;
+  template <class, class> friend class detail::masstree::point_probe;
   using epoch_guard = detail::epoch_domain::guard;
 
   // ---- what an operation does at the border node -------------------------------------------
@@ -360,44 +356,27 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
 
   // ---- the flattened operation: one frame ------------------------------------------------------
 
+  // The point probe (masstree/point_probe.hpp) with `action` at the border node, in one
+  // coroutine frame that suspends at every node fetch when M interleaves.
   template <execution_mode M, class Action>
   coro<std::optional<Value>> operate_flat(std::string_view key, Action action) const {
-    const auto guard = domain_.pin();
-    const node_base* layer = root_.load(std::memory_order_acquire);
-    key_cursor cursor(key, 0);
-    for (;;) {
-      // Descend this layer's B+-tree to the border node responsible for the slice.
-      detail::masstree::layer_descent descent(layer, cursor.slice);
-      do {
-        co_await fetch_node<M>(descent.next());
-        descent.step();
-      } while (descent.next() != nullptr);
-      const border_node* leaf = descent.border();
-      version_word version = descent.version();
-      // At the border node: act, re-reading it and following right links while it moves.
-      leaf_outcome outcome{leaf_outcome::kind::moved};
-      for (;;) {
-        if (node_version::is_deleted(version)) {
-          outcome.what = leaf_outcome::kind::restart;
-          break;
-        }
-        outcome = action.at_leaf(*leaf, version, cursor);
-        if (outcome.what != leaf_outcome::kind::moved) break;
-        const version_word before = version;
-        version = leaf->version.stable();
-        if (!node_version::split_between(before, version)) continue;
-        while (const border_node* next = detail::masstree::responsible_right(leaf, version, cursor.slice)) {
-          co_await fetch_node<M>(next);
-          leaf = next;
-          version = leaf->version.stable();
-        }
-      }
-      if (outcome.what == leaf_outcome::kind::done) co_return outcome.result;
-      if (outcome.what == leaf_outcome::kind::next_layer) {
-        layer = outcome.layer;
-        cursor.descend();
-      }
+    detail::masstree::point_probe<masstree, Action> probe(*this, key, action);
+    while (const void* node = probe.next()) {
+      co_await fetch_node<M>(node);
+      probe.step();
     }
+    co_return probe.result();
+  }
+
+  // The same probe driven without a coroutine frame: the plain operations.
+  template <class Action>
+  std::optional<Value> run_plain(std::string_view key, Action action) const {
+    detail::masstree::point_probe<masstree, Action> probe(*this, key, action);
+    while (const void* node = probe.next()) {
+      (void)fetch_node<sequential>(node);
+      probe.step();
+    }
+    return probe.result();
   }
 
   // ---- the nested operation: Masstree's helper functions as tasks ------------------------------

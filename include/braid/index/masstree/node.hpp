@@ -357,13 +357,18 @@ struct alignas(64) interior_node : node_base {
 
   explicit interior_node(node_version::word flags) noexcept : node_base(flags) {}
 
-  // The child whose range holds `key_slice`: the number of separators <= key_slice, counted
-  // without branches (reader: validate the version afterwards).
+  // The child whose range holds `key_slice`: the number of separators <= key_slice, found by
+  // a binary search whose steps choose without branches (reader: validate the version
+  // afterwards; a count read mid-change stays within the arrays).
   [[nodiscard]] node_base* child_for(std::uint64_t key_slice) const noexcept {
-    const int keys = count.load(std::memory_order_relaxed);
-    int index = 0;
-    for (int position = 0; position < interior_width; ++position) {
-      index += static_cast<int>((position < keys) & (key_slice >= slice[position].load(std::memory_order_relaxed)));
+    int keys = count.load(std::memory_order_relaxed);
+    keys = keys < interior_width ? keys : interior_width;
+    int index = 0;  // separators [0, index) are <= key_slice; `keys` more remain to be looked at
+    while (keys > 0) {
+      const int half = keys / 2;
+      const bool above = key_slice >= slice[index + half].load(std::memory_order_relaxed);
+      index = above ? index + half + 1 : index;
+      keys = above ? keys - half - 1 : half;
     }
     return child[index].load(std::memory_order_acquire);
   }

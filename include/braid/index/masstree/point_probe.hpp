@@ -14,11 +14,14 @@
 // must be destroyed on the thread that created it). Each step reads the node fetched last:
 // a layer's descent, the border node's optimistic read, a right-link walk after a split, the
 // move to the next layer, or a restart of the layer after a deleted border node — exactly
-// the steps of the flat get. Complexity: O(L · log₁₅ n) steps for a key of L slices.
+// the steps of the flat get. The tree's puts and removes run the same probe with their own
+// action at the border node (Action; the get's by default). Complexity: O(L · log₁₅ n)
+// steps for a key of L slices.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <type_traits>
 #include <string_view>
 
 #include "braid/index/masstree/descent.hpp"
@@ -26,13 +29,17 @@
 
 namespace braid::detail::masstree {
 
-template <class Tree>
+template <class Tree, class Action = void>
 class point_probe {
   using value_type = typename Tree::mapped_type;
+  // What the probe does at the key's border node: the get's optimistic read, or (the tree's
+  // own writes) a change under the node's lock.
+  using action_type = std::conditional_t<std::is_void_v<Action>, typename Tree::lookup_action, Action>;
 
  public:
-  point_probe(const Tree& tree, std::string_view key)
-      : guard_(tree.domain_.pin()),
+  explicit point_probe(const Tree& tree, std::string_view key, action_type action = {})
+      : action_(action),
+        guard_(tree.domain_.pin()),
         layer_(tree.root_.load(std::memory_order_acquire)),
         cursor_(key, 0),
         descent_(layer_, cursor_.slice),
@@ -77,7 +84,7 @@ class point_probe {
   void at_leaf() noexcept {
     for (;;) {
       if (node_version::is_deleted(version_)) return restart_layer();
-      const auto outcome = typename Tree::lookup_action{}.at_leaf(*leaf_, version_, cursor_);
+      const auto outcome = action_.at_leaf(*leaf_, version_, cursor_);
       if (outcome.what == outcome_kind::done) {
         result_ = outcome.result;
         next_ = nullptr;
@@ -88,6 +95,7 @@ class point_probe {
         cursor_.descend();
         return restart_layer();
       }
+      if (outcome.what == outcome_kind::restart) return restart_layer();  // a writer found it deleted
       const node_version::word before = version_;
       version_ = leaf_->version.stable();
       if (!node_version::split_between(before, version_)) continue;
@@ -99,6 +107,7 @@ class point_probe {
     }
   }
 
+  [[no_unique_address]] action_type action_;
   typename Tree::epoch_guard guard_;
   const node_base* layer_;
   key_cursor cursor_;
