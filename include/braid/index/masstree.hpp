@@ -357,10 +357,10 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
   // ---- the flattened operation: one frame ------------------------------------------------------
 
   // The point probe (masstree/point_probe.hpp) with `action` at the border node, in one
-  // coroutine frame that suspends at every node fetch when M interleaves.
+  // coroutine frame that suspends at every node fetch (and suffix bag fetch) when M interleaves.
   template <execution_mode M, class Action>
   coro<std::optional<Value>> operate_flat(std::string_view key, Action action) const {
-    detail::masstree::point_probe<masstree, Action> probe(*this, key, action);
+    detail::masstree::point_probe<masstree, Action> probe(*this, key, action, M::suspends);
     while (const void* node = probe.next()) {
       co_await fetch_node<M>(node);
       probe.step();
@@ -371,7 +371,7 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
   // The same probe driven without a coroutine frame: the plain operations.
   template <class Action>
   std::optional<Value> run_plain(std::string_view key, Action action) const {
-    detail::masstree::point_probe<masstree, Action> probe(*this, key, action);
+    detail::masstree::point_probe<masstree, Action> probe(*this, key, action, false);
     while (const void* node = probe.next()) {
       (void)fetch_node<sequential>(node);
       probe.step();
