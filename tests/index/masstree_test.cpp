@@ -275,16 +275,76 @@ TEST(Masstree, HugeKeysUseLargeBlocks) {
 }
 
 TEST(Masstree, RemovedSuffixesAreReclaimed) {
-  // Distinct first slices: every key is alone with its slice and keeps its rest as a suffix.
+  // Distinct first slices: every key is alone with its slice and keeps its rest in its border
+  // node's suffix bag. A removed key's bytes go when the bag is next compacted (a bag without
+  // room is replaced by one holding the live suffixes), and replaced bags are reclaimed.
   tree_type tree;
-  auto key_of = [](int index) { return std::to_string(10'000 + index) + "-and-a-long-suffix"; };
-  for (int index = 0; index < 1'000; ++index) tree.put(key_of(index), 1);
+  auto key_of = [](int index, int round) { return std::to_string(10'000 + index) + "-suffix-of-round-" + std::to_string(round); };
+  for (int index = 0; index < 1'000; ++index) tree.put(key_of(index, 0), 0);
+  const std::size_t filled = tree.memory_bytes();
   const auto before = tree.reclamation_statistics();
-  for (int index = 0; index < 1'000; ++index) ASSERT_EQ(tree.remove(key_of(index)), 1u);
+  for (int round = 1; round <= 20; ++round) {
+    for (int index = 0; index < 1'000; ++index) {
+      ASSERT_EQ(tree.remove(key_of(index, round - 1)), static_cast<std::uint64_t>(round - 1));
+      ASSERT_EQ(tree.put(key_of(index, round), static_cast<std::uint64_t>(round)), std::nullopt);
+    }
+  }
   for (int round = 0; round < 4; ++round) tree.collect_garbage();
   const auto after = tree.reclamation_statistics();
-  EXPECT_EQ(after.retired - before.retired, 1'000u) << "one suffix retired per removed long key";
+  EXPECT_GT(after.retired - before.retired, 1'000u) << "bags without room were replaced";
   EXPECT_EQ(after.reclaimed, after.retired) << "nothing holds them once no thread is pinned";
+  EXPECT_LT(tree.memory_bytes(), filled + filled / 2) << "removed suffixes' bytes do not pile up";
+  for (int index = 0; index < 1'000; ++index) {
+    ASSERT_EQ(tree.find(key_of(index, 20)), 20u);
+    ASSERT_EQ(tree.find(key_of(index, 19)), std::nullopt);
+  }
+}
+
+TEST(Masstree, SmallLayerRootsGrowIntoFullNodes) {
+  // Keys sharing their first slice go on in a layer whose root starts with 4 slots; the fifth
+  // key makes it grow into a full node, later ones split that. Every key stays findable through
+  // each step, by every get form, and scans see them in order.
+  tree_type tree;
+  model_type model;
+  std::mt19937_64 random(77);
+  for (int layer = 0; layer < 6; ++layer) {
+    const std::string shared = "slice-" + std::to_string(layer) + "#";
+    std::vector<std::string> endings;
+    for (int ending = 0; ending < 40; ++ending) {
+      std::string rest = std::to_string(ending * 7919 % 1000);
+      if (ending % 5 == 0) rest += "-and-a-longer-rest-" + std::to_string(ending);  // suffixes in the layer
+      endings.push_back(shared + rest);
+    }
+    std::shuffle(endings.begin(), endings.end(), random);
+    for (const std::string& key : endings) {
+      const std::uint64_t value = random();
+      ASSERT_EQ(tree.put(key, value), expected_value(model, key)) << key;
+      model[key] = value;
+      for (const auto& [present, stored] : model) {
+        ASSERT_EQ(tree.find(present), stored) << present;
+        ASSERT_EQ(run_to_end(tree.lookup<sequential>(present)), stored) << present;
+      }
+    }
+  }
+  expect_same_contents(tree, model);
+}
+
+TEST(Masstree, LayersOfTwoKeysTakeTwoLines) {
+  // 1,000 layers of two short keys each (decimal keys one or two bytes past a shared slice):
+  // a full border node per layer alone would take 320 KB.
+  tree_type tree;
+  for (int layer = 0; layer < 1'000; ++layer) {
+    const std::string shared = std::to_string(10'000'000 + layer);
+    tree.put(shared + "1", 1);
+    tree.put(shared + "22", 2);
+  }
+  EXPECT_LT(tree.memory_bytes(), 1'000u * 256) << tree.memory_bytes() << " bytes";
+  for (int layer = 0; layer < 1'000; ++layer) {
+    const std::string shared = std::to_string(10'000'000 + layer);
+    ASSERT_EQ(tree.find(shared + "1"), 1u);
+    ASSERT_EQ(tree.find(shared + "22"), 2u);
+    ASSERT_EQ(tree.find(shared + "2"), std::nullopt);
+  }
 }
 
 TEST(Masstree, AscendingInsertsFillNodes) {

@@ -13,9 +13,12 @@
 // key (its "slice"); keys that share their first 8 bytes and go on beyond them continue in a
 // layer-1 B+-tree over bytes 8..15, and so on. A key that is alone with its slice keeps its
 // remaining bytes as an out-of-line suffix, so a layer is created only when a second long key
-// with the same slice arrives. Border (leaf) nodes hold 14 keys, interior nodes 15 separators:
+// with the same slice arrives. Border (leaf) nodes hold 12 keys, interior nodes 15 separators:
 // everything a reader touches fits in a node's first four cache lines, and a node is
 // prefetched whole (those four lines, as Masstree prefetches its nodes) before it is read.
+// A new layer's root starts as a small border node of 4 keys (two lines; most layers of
+// short keys hold two or three keys for good) and grows into a full one when it fills. A
+// border node's suffixes are packed in one block (its suffix bag, as Masstree's stringbag).
 // Border nodes keep their keys in unordered slots listed in order by a one-word permutation,
 // and link to their right neighbour.
 //
@@ -35,8 +38,9 @@
 //    its whole duration, and concurrent inserts and removes possibly or not (as Masstree).
 //
 // Lookups, all returning exactly what find() returns:
-//   find(key)               the plain get: lookup<sequential>, no suspension, nodes
-//                           prefetched whole one at a time (Masstree's unmodified get);
+//   find(key)               the plain get: the point probe driven without a coroutine
+//                           frame, nodes prefetched whole one at a time (Masstree's
+//                           unmodified get); put, insert and remove likewise;
 //   lookup<M>(key)          the flat get: one coroutine frame for the whole descent, layers
 //                           and right-link walks inlined (CoroBase's two-level design, its
 //                           "flattened" level); technique::coro. It drives point_probe
@@ -55,7 +59,9 @@
 //
 // Complexity: get, put and remove take O(L · log₁₅ n) node visits for a key of L slices;
 // a put that splits locks O(height) nodes. Memory: about 30 bytes per 8-byte key at the
-// fill random inserts leave (border nodes ~70% full).
+// fill random inserts leave (border nodes ~70% full); for keys a few bytes longer than a
+// slice, add the suffix bag (about 128 bytes per border node) and two lines per layer of keys
+// that share a slice (braid-bench masstree-strings reports bytes per key).
 //
 // Known limits: removing keys never frees nodes or layers (an emptied border node stays in
 // its tree and keeps its key range; memory of removed keys' suffixes is reclaimed). Values
@@ -117,12 +123,10 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
   using node_version = detail::masstree::node_version;
   using permutation = detail::masstree::permutation;
   using key_cursor = detail::masstree::key_cursor;
-  using key_suffix = detail::masstree::key_suffix;
-  using suffix_table = detail::masstree::suffix_table;
+  using suffix_bag = detail::masstree::suffix_bag;
   using version_word = node_version::word;
   static constexpr int border_width = detail::masstree::border_width;
   static constexpr int interior_width = detail::masstree::interior_width;
-  static constexpr std::size_t node_bytes = detail::masstree::node_bytes;
   static constexpr std::size_t prefetched_bytes = detail::masstree::prefetched_bytes;
 
  public:
@@ -133,7 +137,7 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
   using result_type = std::optional<Value>;
 
   explicit masstree(page_size pages = page_size::huge_2m) : domain_(pages) {
-    root_.store(new_border(node_version::root_bit, 0), std::memory_order_release);
+    root_.store(new_border(node_version::root_bit, 0, border_width), std::memory_order_release);
   }
   masstree(const masstree&) = delete;
   masstree& operator=(const masstree&) = delete;
@@ -143,18 +147,13 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
   // ---- lookups ---------------------------------------------------------------------------------
 
   // The plain get: the value of `key`, or nullopt.
-  [[nodiscard]] std::optional<Value> find(std::string_view key) const { return finish(lookup<sequential>(key)); }
+  [[nodiscard]] std::optional<Value> find(std::string_view key) const { return run_plain(key, lookup_action{}); }
 
   // The get as one flat coroutine (CoroBase's flattened operation): the point probe driven
   // node by node, suspending at every node fetch when M interleaves.
   template <execution_mode M>
   [[nodiscard]] coro<std::optional<Value>> lookup(std::string_view key) const {
-    point_probe probe(*this, key);
-    while (const void* node = probe.next()) {
-      co_await fetch_node<M>(node);
-      probe.step();
-    }
-    co_return probe.result();
+    return operate_flat<M>(key, lookup_action{});
   }
 
   // The get as a state machine, for operations of other layers that inline the probe into
@@ -185,7 +184,7 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
   // The protocol's writes: insert adds `key` if it is absent, insert_or_assign adds or
   // overwrites (true: it added), erase removes (true: it was present).
   bool insert(std::string_view key, Value value) {
-    return !finish(operate_flat<sequential>(key, upsert_action{this, encode(value), false})).has_value();
+    return !run_plain(key, upsert_action{this, encode(value), false}).has_value();
   }
   bool insert_or_assign(std::string_view key, Value value) { return !put(key, value).has_value(); }
   bool erase(std::string_view key) { return remove(key).has_value(); }
@@ -193,8 +192,8 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
   // Masstree's own names, which also return the old value: put inserts `key` or updates its
   // value and returns the value it replaced (nullopt: inserted); remove returns the removed
   // value (nullopt: it was absent).
-  std::optional<Value> put(std::string_view key, Value value) { return finish(put_flat<sequential>(key, value)); }
-  std::optional<Value> remove(std::string_view key) { return finish(remove_flat<sequential>(key)); }
+  std::optional<Value> put(std::string_view key, Value value) { return run_plain(key, upsert_action{this, encode(value)}); }
+  std::optional<Value> remove(std::string_view key) { return run_plain(key, remove_action{this}); }
 
   template <execution_mode M>
   [[nodiscard]] coro<std::optional<Value>> put_flat(std::string_view key, Value value) {
@@ -274,7 +273,7 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
     return operation.take_result();
   }
 
-  template <class> friend class detail::masstree::point_probe;
+  template <class, class> friend class detail::masstree::point_probe;
   using epoch_guard = detail::epoch_domain::guard;
 
   // ---- what an operation does at the border node -------------------------------------------
@@ -304,7 +303,7 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
   static located locate(const border_node& leaf, permutation keys, const key_cursor& key) noexcept {
     for (int position = 0; position < keys.size(); ++position) {
       const int slot = keys[position];
-      const std::uint64_t slice = leaf.slice[slot].load(std::memory_order_relaxed);
+      const std::uint64_t slice = leaf.slice_at(slot).load(std::memory_order_relaxed);
       if (slice < key.slice) continue;
       if (slice > key.slice) return {position, -1};
       const std::uint8_t rank = detail::masstree::length_rank(leaf.key_length[slot].load(std::memory_order_relaxed));
@@ -323,12 +322,11 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
       leaf_outcome outcome{leaf_outcome::kind::done};
       if (at.slot >= 0) {
         const std::uint8_t length = leaf.key_length[at.slot].load(std::memory_order_relaxed);
-        const std::uint64_t raw = leaf.value[at.slot].load(std::memory_order_relaxed);
+        const std::uint64_t raw = leaf.value_at(at.slot).load(std::memory_order_relaxed);
         if (length == long_key_in_layer) {
           outcome = {leaf_outcome::kind::next_layer, std::nullopt, decode_layer(raw)};
         } else if (length == long_key_with_suffix) {
-          const key_suffix* suffix = leaf.suffix(at.slot);
-          if (suffix != nullptr && suffix->view() == key.suffix()) outcome.result = decode(raw);
+          if (leaf.suffix(at.slot) == key.suffix()) outcome.result = decode(raw);
         } else {
           outcome.result = decode(raw);
         }
@@ -358,44 +356,27 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
 
   // ---- the flattened operation: one frame ------------------------------------------------------
 
+  // The point probe (masstree/point_probe.hpp) with `action` at the border node, in one
+  // coroutine frame that suspends at every node fetch (and suffix bag fetch) when M interleaves.
   template <execution_mode M, class Action>
   coro<std::optional<Value>> operate_flat(std::string_view key, Action action) const {
-    const auto guard = domain_.pin();
-    const node_base* layer = root_.load(std::memory_order_acquire);
-    key_cursor cursor(key, 0);
-    for (;;) {
-      // Descend this layer's B+-tree to the border node responsible for the slice.
-      detail::masstree::layer_descent descent(layer, cursor.slice);
-      do {
-        co_await fetch_node<M>(descent.next());
-        descent.step();
-      } while (descent.next() != nullptr);
-      const border_node* leaf = descent.border();
-      version_word version = descent.version();
-      // At the border node: act, re-reading it and following right links while it moves.
-      leaf_outcome outcome{leaf_outcome::kind::moved};
-      for (;;) {
-        if (node_version::is_deleted(version)) {
-          outcome.what = leaf_outcome::kind::restart;
-          break;
-        }
-        outcome = action.at_leaf(*leaf, version, cursor);
-        if (outcome.what != leaf_outcome::kind::moved) break;
-        const version_word before = version;
-        version = leaf->version.stable();
-        if (!node_version::split_between(before, version)) continue;
-        while (const border_node* next = detail::masstree::responsible_right(leaf, version, cursor.slice)) {
-          co_await fetch_node<M>(next);
-          leaf = next;
-          version = leaf->version.stable();
-        }
-      }
-      if (outcome.what == leaf_outcome::kind::done) co_return outcome.result;
-      if (outcome.what == leaf_outcome::kind::next_layer) {
-        layer = outcome.layer;
-        cursor.descend();
-      }
+    detail::masstree::point_probe<masstree, Action> probe(*this, key, action, M::suspends);
+    while (const void* node = probe.next()) {
+      co_await fetch_node<M>(node);
+      probe.step();
     }
+    co_return probe.result();
+  }
+
+  // The same probe driven without a coroutine frame: the plain operations.
+  template <class Action>
+  std::optional<Value> run_plain(std::string_view key, Action action) const {
+    detail::masstree::point_probe<masstree, Action> probe(*this, key, action, false);
+    while (const void* node = probe.next()) {
+      (void)fetch_node<sequential>(node);
+      probe.step();
+    }
+    return probe.result();
   }
 
   // ---- the nested operation: Masstree's helper functions as tasks ------------------------------
@@ -480,10 +461,10 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
   // The layer below `slot` of a locked border node; repoints the slot at the layer's current
   // root if that split since the slot was written (readers would climb to it anyway).
   static node_base* layer_below(border_node& leaf, int slot) noexcept {
-    node_base* layer = decode_layer(leaf.value[slot].load(std::memory_order_acquire));
+    node_base* layer = decode_layer(leaf.value_at(slot).load(std::memory_order_acquire));
     node_base* root = layer;
     while (!node_version::is_root(root->version.stable())) root = detail::masstree::parent_of(root).load(std::memory_order_acquire);
-    if (root != layer) leaf.value[slot].store(encode_layer(root), std::memory_order_release);
+    if (root != layer) leaf.value_at(slot).store(encode_layer(root), std::memory_order_release);
     return root;
   }
 
@@ -502,38 +483,40 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
         return {leaf_outcome::kind::next_layer, std::nullopt, layer};
       }
       if (length == long_key_with_suffix) {
-        const key_suffix* suffix = leaf->suffix(at.slot);
-        if (suffix->view() != key.suffix()) {
-          // Two long keys share this slice: they go on in a new layer.
-          node_base* layer = build_layer(suffix->view(), leaf->value[at.slot].load(std::memory_order_relaxed),
+        const std::string_view suffix = leaf->suffix(at.slot);
+        if (suffix != key.suffix()) {
+          // Two long keys share this slice: they go on in a new layer (the old suffix's bytes
+          // stay in the bag until it is next compacted).
+          node_base* layer = build_layer(suffix, leaf->value_at(at.slot).load(std::memory_order_relaxed),
                                          key.suffix(), raw_value);
           leaf->version.mark_inserting();
-          leaf->value[at.slot].store(encode_layer(layer), std::memory_order_relaxed);
+          leaf->value_at(at.slot).store(encode_layer(layer), std::memory_order_relaxed);
           leaf->key_length[at.slot].store(long_key_in_layer, std::memory_order_relaxed);
-          leaf->suffixes.load(std::memory_order_relaxed)->entries[at.slot].store(nullptr, std::memory_order_relaxed);
+          leaf->suffixes.load(std::memory_order_relaxed)->clear(at.slot);
           leaf->version.unlock();
-          retire_suffix(suffix);
           return {leaf_outcome::kind::done};
         }
       }
       // The key itself: update in place (unless only an absent key may be written). A reader
       // sees the old or the new value, both whole.
       if (!overwrite) {
-        const std::uint64_t present = leaf->value[at.slot].load(std::memory_order_relaxed);
+        const std::uint64_t present = leaf->value_at(at.slot).load(std::memory_order_relaxed);
         leaf->version.unlock();
         return {leaf_outcome::kind::done, decode(present)};
       }
-      const std::uint64_t previous = leaf->value[at.slot].exchange(raw_value, std::memory_order_acq_rel);
+      const std::uint64_t previous = leaf->value_at(at.slot).exchange(raw_value, std::memory_order_acq_rel);
       leaf->version.unlock();
       return {leaf_outcome::kind::done, decode(previous)};
     }
     const pending_entry entry = make_entry(key, raw_value);
-    if (keys.size() < border_width) {
+    if (keys.size() < leaf->capacity) {
       // A free slot is invisible to readers until the permutation that lists it is stored.
       const int slot = keys.insert(at.position);
       write_entry(*leaf, slot, entry);
       leaf->order.store(keys.value(), std::memory_order_release);
       leaf->version.unlock();
+    } else if (leaf->capacity < border_width) {
+      grow_and_insert(*leaf, at.position, entry);
     } else {
       split_and_insert(*leaf, at.position, entry);
     }
@@ -557,74 +540,86 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
       leaf->version.unlock();
       return {leaf_outcome::kind::next_layer, std::nullopt, layer};
     }
-    const key_suffix* suffix = nullptr;
     if (length == long_key_with_suffix) {
-      suffix = leaf->suffix(at.slot);
-      if (suffix->view() != key.suffix()) {
+      if (leaf->suffix(at.slot) != key.suffix()) {
         leaf->version.unlock();
         return {leaf_outcome::kind::done};
       }
-      leaf->suffixes.load(std::memory_order_relaxed)->entries[at.slot].store(nullptr, std::memory_order_relaxed);
+      leaf->suffixes.load(std::memory_order_relaxed)->clear(at.slot);
     }
-    const std::uint64_t previous = leaf->value[at.slot].load(std::memory_order_relaxed);
+    const std::uint64_t previous = leaf->value_at(at.slot).load(std::memory_order_relaxed);
     // The slot may be reused at once: readers that read the old permutation must retry.
     leaf->version.mark_inserting();
     keys.remove(at.position);
     leaf->order.store(keys.value(), std::memory_order_release);
     leaf->version.unlock();
-    if (suffix != nullptr) retire_suffix(suffix);
     return {leaf_outcome::kind::done, decode(previous)};
   }
 
   // ---- building and splitting nodes ------------------------------------------------------------
 
-  // A key with everything a slot holds.
+  // A key with everything a slot holds. The suffix's bytes are the key's or a bag's (bags
+  // replaced meanwhile are retired, not freed, while the writer's epoch is pinned).
   struct pending_entry {
     std::uint64_t slice;
     std::uint8_t key_length;
     std::uint64_t raw_value;
-    const key_suffix* suffix;
-    int old_slot;  // its slot in the node being split, -1 for the key being inserted
+    std::string_view suffix;  // empty unless key_length is long_key_with_suffix
+    int old_slot;             // its slot in the node being split, -1 for the key being inserted
   };
 
-  pending_entry make_entry(const key_cursor& key, std::uint64_t raw_value) {
-    const key_suffix* suffix = key.rank == detail::masstree::long_key_with_suffix ? new_suffix(key.suffix()) : nullptr;
-    return {key.slice, key.rank, raw_value, suffix, -1};
+  static pending_entry make_entry(const key_cursor& key, std::uint64_t raw_value) noexcept {
+    return {key.slice, key.rank, raw_value,
+            key.rank == detail::masstree::long_key_with_suffix ? key.suffix() : std::string_view{}, -1};
   }
 
   static pending_entry read_entry(const border_node& leaf, int slot) noexcept {
     const std::uint8_t length = leaf.key_length[slot].load(std::memory_order_relaxed);
-    return {leaf.slice[slot].load(std::memory_order_relaxed), length, leaf.value[slot].load(std::memory_order_relaxed),
-            length == detail::masstree::long_key_with_suffix ? leaf.suffix(slot) : nullptr, slot};
+    return {leaf.slice_at(slot).load(std::memory_order_relaxed), length, leaf.value_at(slot).load(std::memory_order_relaxed),
+            length == detail::masstree::long_key_with_suffix ? leaf.suffix(slot) : std::string_view{}, slot};
   }
 
   void write_entry(border_node& leaf, int slot, const pending_entry& entry) {
-    leaf.slice[slot].store(entry.slice, std::memory_order_relaxed);
+    leaf.slice_at(slot).store(entry.slice, std::memory_order_relaxed);
     leaf.key_length[slot].store(entry.key_length, std::memory_order_relaxed);
-    leaf.value[slot].store(entry.raw_value, std::memory_order_relaxed);
-    if (entry.suffix != nullptr) {
-      suffix_table* table = leaf.suffixes.load(std::memory_order_relaxed);
-      if (table == nullptr) {
-        table = new (domain_.allocate(sizeof(suffix_table))) suffix_table();
-        leaf.suffixes.store(table, std::memory_order_release);
-      }
-      table->entries[slot].store(entry.suffix, std::memory_order_release);
+    leaf.value_at(slot).store(entry.raw_value, std::memory_order_relaxed);
+    if (!entry.suffix.empty()) {
+      store_suffix(leaf, slot, entry.suffix);
+    } else if (suffix_bag* bag = leaf.suffixes.load(std::memory_order_relaxed)) {
+      bag->clear(slot);
     }
   }
 
-  border_node* new_border(version_word flags, std::uint64_t low_slice) {
-    return new (domain_.allocate(node_bytes)) border_node(flags, low_slice);
+  // Appends the suffix of `slot` to the node's bag; a bag without room is replaced by one that
+  // holds the live suffixes (those of the other slots with an entry) with as many bytes again
+  // to spare, and retired.
+  void store_suffix(border_node& leaf, int slot, std::string_view bytes) {
+    suffix_bag* bag = leaf.suffixes.load(std::memory_order_relaxed);
+    if (bag != nullptr && bag->fits(bytes.size())) {
+      bag->append(slot, bytes);
+      return;
+    }
+    std::size_t live = bytes.size();
+    if (bag != nullptr) {
+      for (int other = 0; other < border_width; ++other) live += other == slot ? 0 : bag->at(other).size();
+    }
+    const std::size_t block = suffix_bag::block_bytes(bag == nullptr ? live : 2 * live);
+    auto* grown = new (domain_.allocate(block)) suffix_bag(static_cast<std::uint32_t>(block - sizeof(suffix_bag)));
+    if (bag != nullptr) {
+      for (int other = 0; other < border_width; ++other) {
+        if (other != slot && !bag->at(other).empty()) grown->append(other, bag->at(other));
+      }
+    }
+    grown->append(slot, bytes);
+    leaf.suffixes.store(grown, std::memory_order_release);
+    if (bag != nullptr) domain_.retire(bag, suffix_bag::block_bytes(bag->capacity));
   }
-  interior_node* new_interior(version_word flags) { return new (domain_.allocate(node_bytes)) interior_node(flags); }
 
-  const key_suffix* new_suffix(std::string_view bytes) {
-    void* block = domain_.allocate(key_suffix::bytes_for(bytes.size()));
-    auto* suffix = new (block) key_suffix{bytes.size()};
-    std::memcpy(const_cast<char*>(suffix->data()), bytes.data(), bytes.size());
-    return suffix;
+  border_node* new_border(version_word flags, std::uint64_t low_slice, int slots) {
+    return new (domain_.allocate(border_node::bytes_for(slots))) border_node(flags, low_slice, slots);
   }
-  void retire_suffix(const key_suffix* suffix) {
-    domain_.retire(const_cast<key_suffix*>(suffix), key_suffix::bytes_for(suffix->length));
+  interior_node* new_interior(version_word flags) {
+    return new (domain_.allocate(detail::masstree::interior_bytes)) interior_node(flags);
   }
 
   // The root of a new layer holding two long keys that share a slice, by their remaining bytes.
@@ -633,10 +628,10 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
                          std::uint64_t second_value) {
     const key_cursor a(first, 0);
     const key_cursor b(second, 0);
-    border_node* root = new_border(node_version::root_bit, 0);
+    border_node* root = new_border(node_version::root_bit, 0, detail::masstree::small_border_width);
     if (a.slice == b.slice && a.rank == detail::masstree::long_key_with_suffix && a.rank == b.rank) {
       node_base* below = build_layer(a.suffix(), first_value, b.suffix(), second_value);
-      write_entry(*root, 0, {a.slice, detail::masstree::long_key_in_layer, encode_layer(below), nullptr, -1});
+      write_entry(*root, 0, {a.slice, detail::masstree::long_key_in_layer, encode_layer(below), {}, -1});
       root->order.store(permutation::sorted(1).value(), std::memory_order_relaxed);
       return root;
     }
@@ -649,7 +644,7 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
     return root;
   }
 
-  // Where to split the 15 sorted entries of a full node and a new key: near the middle, never
+  // Where to split the 13 sorted entries of a full node and a new key: near the middle, never
   // between two keys of one slice (at most ten keys share a slice, so a place exists). Appending to the rightmost leaf keeps the
   // left node full, as Masstree does for sequential inserts.
   static int choose_split(const std::array<pending_entry, border_width + 1>& entries, bool appending) noexcept {
@@ -660,7 +655,7 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
         if (split >= 1 && split < count && entries[split - 1].slice != entries[split].slice) return split;
       }
     }
-    return count / 2;  // unreachable: 15 entries hold at least two slices
+    return count / 2;  // unreachable: 13 entries hold at least two slices
   }
 
   // `leaf` is locked and full: splits it, inserting `entry` at `position`, and links the new
@@ -675,8 +670,15 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
     const int split = choose_split(entries, appending);
 
     leaf.version.mark_splitting();
-    border_node* right = new_border(node_version::locked_bit, entries[split].slice);
+    border_node* right = new_border(node_version::locked_bit, entries[split].slice, border_width);
     for (int index = split; index <= border_width; ++index) write_entry(*right, index - split, entries[index]);
+    // The suffixes that moved right leave the left bag's live set (their bytes stay until it
+    // is next compacted).
+    if (suffix_bag* bag = leaf.suffixes.load(std::memory_order_relaxed)) {
+      for (int index = split; index <= border_width; ++index) {
+        if (entries[index].old_slot >= 0) bag->clear(entries[index].old_slot);
+      }
+    }
     right->order.store(permutation::sorted(border_width + 1 - split).value(), std::memory_order_relaxed);
     right->next.store(leaf.next.load(std::memory_order_relaxed), std::memory_order_relaxed);
     right->parent.store(leaf.parent.load(std::memory_order_relaxed), std::memory_order_relaxed);
@@ -702,12 +704,32 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
     insert_into_parent(&leaf, right->low_slice, right);
   }
 
+  // `small` is locked, full, and the root of its layer (a small node never splits, it grows):
+  // a full node takes its keys and `entry` at `position`, and replaces it as the layer's root.
+  // The small node stays as a forwarder: no longer a root, with its parent and right link on
+  // the full node, so that readers that reach it from the upper layer climb to the new root,
+  // readers inside it see a split and move right, and writers follow the right link (the
+  // upper layer's slot is repointed lazily, as after a root split). Unlocks it.
+  void grow_and_insert(border_node& small, int position, const pending_entry& entry) {
+    const permutation keys = small.keys();
+    border_node* grown = new_border(node_version::root_bit, small.low_slice, border_width);
+    for (int index = 0, from = 0; index <= keys.size(); ++index) {
+      write_entry(*grown, index, index == position ? entry : read_entry(small, keys[from++]));
+    }
+    grown->order.store(permutation::sorted(keys.size() + 1).value(), std::memory_order_relaxed);
+    small.version.mark_splitting();
+    small.version.set_root(false);
+    small.next.store(grown, std::memory_order_release);
+    small.parent.store(grown, std::memory_order_release);
+    small.version.unlock();
+  }
+
   // The parent of a locked node, locked (null for a layer root). Parents are locked after
   // their children, never before.
   static interior_node* locked_parent(node_base* node) noexcept {
-    std::atomic<interior_node*>& parent_link = detail::masstree::parent_of(node);
+    std::atomic<node_base*>& parent_link = detail::masstree::parent_of(node);
     for (;;) {
-      interior_node* parent = parent_link.load(std::memory_order_acquire);
+      interior_node* parent = detail::masstree::as_interior(parent_link.load(std::memory_order_acquire));
       if (parent == nullptr) return nullptr;
       parent->version.lock();
       if (parent_link.load(std::memory_order_acquire) == parent) return parent;
@@ -884,13 +906,13 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
           if (!go_on) return false;
         } else {
           if (entry.key_length == long_key_with_suffix) {
-            if (entry.suffix == nullptr) continue;  // cannot happen in a validated snapshot
-            if (at_bound && bound.bounded_rest && entry.suffix->view() < bound.rest) {
+            if (entry.suffix.empty()) continue;  // cannot happen in a validated snapshot
+            if (at_bound && bound.bounded_rest && entry.suffix < bound.rest) {
               bound.pass(entry.slice, rank);
               continue;
             }
             detail::masstree::append_slice(prefix, entry.slice, detail::masstree::slice_bytes);
-            prefix.append(entry.suffix->view());
+            prefix.append(entry.suffix);
           } else {
             detail::masstree::append_slice(prefix, entry.slice, entry.key_length);
           }

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <new>
 #include <string>
 #include <string_view>
 
@@ -81,16 +82,6 @@ inline void append_slice(std::string& out, std::uint64_t slice, std::size_t coun
   std::memcpy(bytes, &raw, slice_bytes);
   out.append(bytes, count);
 }
-
-// An immutable key suffix, stored out of line for long keys that share no slice with another.
-// The block holds the header and then `length` bytes.
-struct key_suffix {
-  std::size_t length;
-
-  static constexpr std::size_t bytes_for(std::size_t length) noexcept { return sizeof(key_suffix) + length; }
-  [[nodiscard]] const char* data() const noexcept { return reinterpret_cast<const char*>(this + 1); }
-  [[nodiscard]] std::string_view view() const noexcept { return {data(), length}; }
-};
 
 // ---- the version word -------------------------------------------------------------------------
 
@@ -252,18 +243,19 @@ class basic_permutation {
 
 // ---- nodes ------------------------------------------------------------------------------------
 
-// Everything a reader touches fits in the first four cache lines of a node (Masstree's
-// prefetch size), which is what decides the widths: a border slot costs 17 bytes (slice,
-// value, key length), so 14 slots and the header fill 256 bytes; an interior node holds 15
-// separators and 16 children in 256 bytes. Fields only writers and rare paths read (parent,
-// next, low bound, suffixes) live in the fifth line.
-inline constexpr int border_width = 14;
+// A border node is a 64-byte header (version, key lengths, permutation, links, low bound)
+// followed by its slots, a slot being a key's slice and value (16 bytes): 12 slots fill a node
+// of exactly four cache lines, all of which a reader may touch (Masstree's prefetch size).
+// A new layer's root, which usually holds two or three keys for good, gets 4 slots (two
+// lines); when one of those fills up it grows into a full node instead of splitting (see
+// masstree.hpp). An interior node holds 15 separators and 16 children in its first four
+// lines and its parent link in the fifth.
+inline constexpr int border_width = 12;
+inline constexpr int small_border_width = 4;
 inline constexpr int interior_width = 15;
 inline constexpr std::size_t prefetched_bytes = 256;  // what a reader prefetches of any node
-inline constexpr std::size_t node_bytes = 320;        // what a node occupies
+inline constexpr std::size_t interior_bytes = 320;    // what an interior node occupies
 using permutation = basic_permutation<border_width>;
-
-struct interior_node;
 
 // What both node kinds start with.
 struct node_base {
@@ -272,36 +264,86 @@ struct node_base {
   explicit node_base(node_version::word initial) noexcept : version(initial) {}
 };
 
-// Out-of-line suffixes of a border node's long keys, one entry per slot; allocated the first
-// time the node holds a long key and never replaced while the node lives.
-struct suffix_table {
-  std::atomic<const key_suffix*> entries[border_width] = {};
+// The out-of-line suffixes of a border node's long keys, packed in one block per node (as
+// Masstree's stringbag): an entry per slot locates its suffix's bytes in the block's area.
+// Bytes are only ever appended after `used`, so bytes an entry published never change while
+// the bag lives; a writer that finds the area full copies the live suffixes into a larger bag,
+// publishes it and retires the old one (readers that loaded the old one still read it whole).
+// Entries are written before the permutation that lists their slot is stored (release).
+struct suffix_bag {
+  std::uint32_t capacity;  // bytes of the area
+  std::uint32_t used = 0;  // bytes of the area taken (the lock holder reads and writes it)
+  std::atomic<std::uint64_t> entries[border_width] = {};  // offset << 32 | length; 0: no suffix
+
+  explicit suffix_bag(std::uint32_t area_bytes) noexcept : capacity(area_bytes) {}
+
+  // The block a bag of `area_bytes` (at least) occupies, rounded up to whole cache lines.
+  static constexpr std::size_t block_bytes(std::size_t area_bytes) noexcept {
+    return (sizeof(suffix_bag) + area_bytes + 63) / 64 * 64;
+  }
+  [[nodiscard]] std::string_view at(int slot) const noexcept {
+    const std::uint64_t entry = entries[slot].load(std::memory_order_acquire);
+    return {reinterpret_cast<const char*>(this + 1) + (entry >> 32), static_cast<std::size_t>(entry & 0xFFFFFFFFu)};
+  }
+  [[nodiscard]] bool fits(std::size_t bytes) const noexcept { return capacity - used >= bytes; }
+  // Appends `bytes` (non-empty, fits()) as the suffix of `slot`.
+  void append(int slot, std::string_view bytes) noexcept {
+    std::memcpy(reinterpret_cast<char*>(this + 1) + used, bytes.data(), bytes.size());
+    entries[slot].store(static_cast<std::uint64_t>(used) << 32 | bytes.size(), std::memory_order_release);
+    used += static_cast<std::uint32_t>(bytes.size());
+  }
+  void clear(int slot) noexcept { entries[slot].store(0, std::memory_order_relaxed); }
 };
 
-// A leaf of one layer's B+-tree. Slots are unordered; the permutation lists the live ones in
-// key order. A slot's value is the key's value, or (key_length == long_key_in_layer) the root
-// of the next layer. Leaves of a layer are linked left to right; `low_slice` is the smallest
-// slice this node may hold (fixed at creation: splits move keys right, never left).
+// A border node's slot: a key's slice and its value (or the root of the next layer).
+struct border_slot {
+  std::atomic<std::uint64_t> slice{0};
+  std::atomic<std::uint64_t> value{0};
+};
+
+// A leaf of one layer's B+-tree: the header, then `capacity` slots. Slots are unordered; the
+// permutation lists the live ones in key order. A slot's value is the key's value, or
+// (key_length == long_key_in_layer) the root of the next layer. Leaves of a layer are linked
+// left to right; `low_slice` is the smallest slice this node may hold (fixed at creation:
+// splits move keys right, never left). `parent` is the interior node above, null for the root
+// of a layer, or, for a small root that grew, the full node that replaced it.
 struct alignas(64) border_node : node_base {
+  const std::uint8_t capacity;
   std::atomic<std::uint8_t> key_length[border_width] = {};
   std::atomic<permutation::word> order{permutation::identity()};
-  std::atomic<std::uint64_t> slice[border_width] = {};
-  std::atomic<std::uint64_t> value[border_width] = {};
-  // ---- fifth line ----
   std::atomic<border_node*> next{nullptr};
-  std::atomic<interior_node*> parent{nullptr};  // null for the root of a layer
-  std::atomic<suffix_table*> suffixes{nullptr};
+  std::atomic<node_base*> parent{nullptr};
+  std::atomic<suffix_bag*> suffixes{nullptr};
   std::uint64_t low_slice;
 
-  border_node(node_version::word flags, std::uint64_t low) noexcept
-      : node_base(flags | node_version::border_bit), low_slice(low) {}
+  // Constructs the node with `slots` slots in a block of bytes_for(slots) bytes.
+  border_node(node_version::word flags, std::uint64_t low, int slots) noexcept
+      : node_base(flags | node_version::border_bit), capacity(static_cast<std::uint8_t>(slots)), low_slice(low) {
+    for (int slot = 0; slot < slots; ++slot) new (slot_memory() + slot) border_slot();
+  }
+  static constexpr std::size_t bytes_for(int slots) noexcept;
+
+  [[nodiscard]] std::atomic<std::uint64_t>& slice_at(int slot) noexcept { return slots()[slot].slice; }
+  [[nodiscard]] const std::atomic<std::uint64_t>& slice_at(int slot) const noexcept { return slots()[slot].slice; }
+  [[nodiscard]] std::atomic<std::uint64_t>& value_at(int slot) noexcept { return slots()[slot].value; }
+  [[nodiscard]] const std::atomic<std::uint64_t>& value_at(int slot) const noexcept { return slots()[slot].value; }
 
   [[nodiscard]] permutation keys() const noexcept { return permutation(order.load(std::memory_order_acquire)); }
-  [[nodiscard]] const key_suffix* suffix(int slot) const noexcept {
-    const suffix_table* table = suffixes.load(std::memory_order_acquire);
-    return table == nullptr ? nullptr : table->entries[slot].load(std::memory_order_acquire);
+  // The suffix of a long key's slot (empty: none).
+  [[nodiscard]] std::string_view suffix(int slot) const noexcept {
+    const suffix_bag* bag = suffixes.load(std::memory_order_acquire);
+    return bag == nullptr ? std::string_view{} : bag->at(slot);
   }
+
+ private:
+  border_slot* slot_memory() noexcept { return reinterpret_cast<border_slot*>(this + 1); }
+  border_slot* slots() noexcept { return std::launder(slot_memory()); }
+  const border_slot* slots() const noexcept { return std::launder(reinterpret_cast<const border_slot*>(this + 1)); }
 };
+
+constexpr std::size_t border_node::bytes_for(int slots) noexcept {
+  return sizeof(border_node) + static_cast<std::size_t>(slots) * sizeof(border_slot);
+}
 
 // An interior node: `count` separator slices and count + 1 children; child i holds the slices
 // in [slice[i - 1], slice[i]). All keys with one slice live in one leaf, so separators need no
@@ -311,17 +353,22 @@ struct alignas(64) interior_node : node_base {
   std::atomic<std::uint64_t> slice[interior_width] = {};
   std::atomic<node_base*> child[interior_width + 1] = {};
   // ---- fifth line ----
-  std::atomic<interior_node*> parent{nullptr};  // null for the root of a layer
+  std::atomic<node_base*> parent{nullptr};  // null for the root of a layer
 
   explicit interior_node(node_version::word flags) noexcept : node_base(flags) {}
 
-  // The child whose range holds `key_slice`: the number of separators <= key_slice, counted
-  // without branches (reader: validate the version afterwards).
+  // The child whose range holds `key_slice`: the number of separators <= key_slice, found by
+  // a binary search whose steps choose without branches (reader: validate the version
+  // afterwards; a count read mid-change stays within the arrays).
   [[nodiscard]] node_base* child_for(std::uint64_t key_slice) const noexcept {
-    const int keys = count.load(std::memory_order_relaxed);
-    int index = 0;
-    for (int position = 0; position < interior_width; ++position) {
-      index += static_cast<int>((position < keys) & (key_slice >= slice[position].load(std::memory_order_relaxed)));
+    int keys = count.load(std::memory_order_relaxed);
+    keys = keys < interior_width ? keys : interior_width;
+    int index = 0;  // separators [0, index) are <= key_slice; `keys` more remain to be looked at
+    while (keys > 0) {
+      const int half = keys / 2;
+      const bool above = key_slice >= slice[index + half].load(std::memory_order_relaxed);
+      index = above ? index + half + 1 : index;
+      keys = above ? keys - half - 1 : half;
     }
     return child[index].load(std::memory_order_acquire);
   }
@@ -330,10 +377,11 @@ struct alignas(64) interior_node : node_base {
 // (offsetof on these non-standard-layout types is supported by both compilers braid uses.)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winvalid-offsetof"
-static_assert(offsetof(border_node, next) == prefetched_bytes, "a reader's fields fill exactly four lines");
 static_assert(offsetof(interior_node, parent) == prefetched_bytes, "a reader's fields fill exactly four lines");
 #pragma GCC diagnostic pop
-static_assert(sizeof(border_node) <= node_bytes && sizeof(interior_node) <= node_bytes);
+static_assert(sizeof(border_node) == 64 && sizeof(border_slot) == 16, "a border node's header is one line");
+static_assert(border_node::bytes_for(border_width) == prefetched_bytes, "a full border node is four lines");
+static_assert(sizeof(interior_node) <= interior_bytes);
 
 inline border_node* as_border(node_base* node) noexcept { return static_cast<border_node*>(node); }
 inline const border_node* as_border(const node_base* node) noexcept { return static_cast<const border_node*>(node); }
@@ -343,10 +391,10 @@ inline const interior_node* as_interior(const node_base* node) noexcept {
 }
 
 // The parent pointer of either kind (the border flag never changes).
-inline std::atomic<interior_node*>& parent_of(node_base* node) noexcept {
+inline std::atomic<node_base*>& parent_of(node_base* node) noexcept {
   return node_version::is_border(node->version.current()) ? as_border(node)->parent : as_interior(node)->parent;
 }
-inline const std::atomic<interior_node*>& parent_of(const node_base* node) noexcept {
+inline const std::atomic<node_base*>& parent_of(const node_base* node) noexcept {
   return node_version::is_border(node->version.current()) ? as_border(node)->parent : as_interior(node)->parent;
 }
 

@@ -14,11 +14,15 @@
 // must be destroyed on the thread that created it). Each step reads the node fetched last:
 // a layer's descent, the border node's optimistic read, a right-link walk after a split, the
 // move to the next layer, or a restart of the layer after a deleted border node — exactly
-// the steps of the flat get. Complexity: O(L · log₁₅ n) steps for a key of L slices.
+// the steps of the flat get; and, when the key's slot keeps its rest in the leaf's suffix bag,
+// a fetch of that bag before the leaf is read. The tree's puts and removes run the same probe with their own
+// action at the border node (Action; the get's by default). Complexity: O(L · log₁₅ n)
+// steps for a key of L slices.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <type_traits>
 #include <string_view>
 
 #include "braid/index/masstree/descent.hpp"
@@ -26,13 +30,20 @@
 
 namespace braid::detail::masstree {
 
-template <class Tree>
+template <class Tree, class Action = void>
 class point_probe {
   using value_type = typename Tree::mapped_type;
+  // What the probe does at the key's border node: the get's optimistic read, or (the tree's
+  // own writes) a change under the node's lock.
+  using action_type = std::conditional_t<std::is_void_v<Action>, typename Tree::lookup_action, Action>;
 
  public:
-  point_probe(const Tree& tree, std::string_view key)
-      : guard_(tree.domain_.pin()),
+  // fetch_suffixes: whether a key's suffix bag is a fetch of its own (for callers that
+  // interleave; the plain operations read it at once).
+  explicit point_probe(const Tree& tree, std::string_view key, action_type action = {}, bool fetch_suffixes = true)
+      : action_(action),
+        fetch_suffixes_(fetch_suffixes),
+        guard_(tree.domain_.pin()),
         layer_(tree.root_.load(std::memory_order_acquire)),
         cursor_(key, 0),
         descent_(layer_, cursor_.slice),
@@ -43,29 +54,48 @@ class point_probe {
   [[nodiscard]] std::optional<value_type> result() const noexcept { return result_; }
 
   void step() noexcept {
-    if (!walking_right_) {
-      descent_.step();
-      if (descent_.next() != nullptr) {
-        next_ = descent_.next();
-        return;
-      }
-      leaf_ = descent_.border();
-      version_ = descent_.version();
-    } else {
-      leaf_ = static_cast<const border_node*>(next_);
-      version_ = leaf_->version.stable();
-      walking_right_ = false;
-      if (const border_node* right = responsible_right(leaf_, version_, cursor_.slice)) {
-        walking_right_ = true;
-        next_ = right;
-        return;
-      }
+    switch (stage_) {
+      case stage::descending:
+        descent_.step();
+        if (descent_.next() != nullptr) {
+          next_ = descent_.next();
+          return;
+        }
+        leaf_ = descent_.border();
+        version_ = descent_.version();
+        break;
+      case stage::walking_right:
+        leaf_ = static_cast<const border_node*>(next_);
+        version_ = leaf_->version.stable();
+        if (const border_node* right = responsible_right(leaf_, version_, cursor_.slice)) {
+          next_ = right;
+          return;
+        }
+        stage_ = stage::descending;
+        break;
+      case stage::suffix:  // the leaf's suffix bag has been fetched
+        stage_ = stage::descending;
+        return at_leaf();
+    }
+    if (const void* bag = suffix_to_fetch()) {
+      stage_ = stage::suffix;
+      next_ = bag;
+      return;
     }
     at_leaf();
   }
 
  private:
   using outcome_kind = typename Tree::leaf_outcome::kind;
+
+  // The leaf's suffix bag if the key goes on past this layer's slice and the leaf has one:
+  // fetched before the leaf is read, so that comparing the suffix does not miss while nothing
+  // else is in flight. (A key that goes on in a layer below fetches it in vain; telling the
+  // two apart would search the leaf twice.) Null otherwise.
+  [[nodiscard]] const void* suffix_to_fetch() const noexcept {
+    if (!fetch_suffixes_ || cursor_.rank != long_key_with_suffix) return nullptr;
+    return leaf_->suffixes.load(std::memory_order_acquire);
+  }
 
   void restart_layer() noexcept {
     descent_ = layer_descent(layer_, cursor_.slice);
@@ -77,7 +107,7 @@ class point_probe {
   void at_leaf() noexcept {
     for (;;) {
       if (node_version::is_deleted(version_)) return restart_layer();
-      const auto outcome = typename Tree::lookup_action{}.at_leaf(*leaf_, version_, cursor_);
+      const auto outcome = action_.at_leaf(*leaf_, version_, cursor_);
       if (outcome.what == outcome_kind::done) {
         result_ = outcome.result;
         next_ = nullptr;
@@ -88,17 +118,20 @@ class point_probe {
         cursor_.descend();
         return restart_layer();
       }
+      if (outcome.what == outcome_kind::restart) return restart_layer();  // a writer found it deleted
       const node_version::word before = version_;
       version_ = leaf_->version.stable();
       if (!node_version::split_between(before, version_)) continue;
       if (const border_node* right = responsible_right(leaf_, version_, cursor_.slice)) {
-        walking_right_ = true;
+        stage_ = stage::walking_right;
         next_ = right;
         return;
       }
     }
   }
 
+  [[no_unique_address]] action_type action_;
+  bool fetch_suffixes_;
   typename Tree::epoch_guard guard_;
   const node_base* layer_;
   key_cursor cursor_;
@@ -106,7 +139,8 @@ class point_probe {
   const void* next_;
   const border_node* leaf_ = nullptr;
   node_version::word version_ = 0;
-  bool walking_right_ = false;
+  enum class stage : std::uint8_t { descending, walking_right, suffix };
+  stage stage_ = stage::descending;
   std::optional<value_type> result_{};
 };
 
