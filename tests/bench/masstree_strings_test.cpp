@@ -29,7 +29,9 @@ TEST(MasstreeStringsKeys, AreTheDecimalTextOfTheirNumbersAfterThePrefix) {
     for (std::size_t i = 0; i < keys.size(); ++i) {
       const std::string expected = shape.prefix + std::to_string(keys.number(i));
       ASSERT_EQ(std::string(keys[i]), expected);
-      if (shape.bits == 32) ASSERT_LE(keys.number(i), 0xFFFFFFFFu);
+      if (shape.bits == 32) {
+        ASSERT_LE(keys.number(i), 0xFFFFFFFFu);
+      }
       longest = std::max(longest, keys[i].size() - shape.prefix.size());
       total += static_cast<double>(keys[i].size());
     }
@@ -84,7 +86,9 @@ TEST_F(MasstreeStrings, EveryOptionAndSettingReachesTheRows) {
   EXPECT_EQ(passes, (std::set<std::string>{"put naive@0", "get naive@0", "get coro_nested@2", "get coro@2",
                                            "get coro_nested@5", "get coro@5"}));
   for (const row& fields : run.rows) {
-    if (fields.at("phase") == "put") EXPECT_EQ(number(fields, "checksum"), number(fields, "distinct_keys"));
+    if (fields.at("phase") == "put") {
+      EXPECT_EQ(number(fields, "checksum"), number(fields, "distinct_keys"));
+    }
   }
 
   const run_output flat = bench({"--keys", "500", "--group", "3", "--technique", "coro", "--repetitions", "1"});
