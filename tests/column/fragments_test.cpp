@@ -185,6 +185,29 @@ TEST(Fragments, DeltaTruncateDropsRowsAndTheirValues) {
   EXPECT_EQ(delta.locate(11), 3u);
 }
 
+TEST(Fragments, BuiltFromADictionaryAndCodes) {
+  const std::vector<std::int64_t> sorted{-5, 0, 7, 100};
+  bit_packed_vector codes(5, 2);
+  const std::uint32_t row_codes[] = {3, 0, 0, 2, 1};
+  for (std::size_t i = 0; i < 5; ++i) codes.set(i, row_codes[i]);
+  const main_fragment<std::int64_t> main(sorted_array<std::int64_t>(sorted, page_size::small_4k), codes);
+  EXPECT_EQ(main.get(0), 100);
+  EXPECT_EQ(main.get(4), 0);
+  EXPECT_EQ(main.locate(7), 2u);
+  bit_packed_vector too_big(1, 3);
+  too_big.set(0, 4);
+  EXPECT_THROW((main_fragment<std::int64_t>(sorted_array<std::int64_t>(sorted, page_size::small_4k), too_big)),
+               std::invalid_argument);
+  const std::vector<std::int64_t> arrival{7, -5, 100};
+  const delta_fragment<std::int64_t> delta(arrival, {2, 2, 0, 1}, page_size::small_4k);
+  EXPECT_EQ(delta.get(0), 100);
+  EXPECT_EQ(delta.get(3), -5);
+  EXPECT_EQ(delta.locate(7), 0u);
+  EXPECT_THROW((delta_fragment<std::int64_t>(arrival, {3}, page_size::small_4k)), std::invalid_argument);
+  const std::vector<std::int64_t> repeated{1, 1};
+  EXPECT_THROW((delta_fragment<std::int64_t>(repeated, {0}, page_size::small_4k)), std::invalid_argument);
+}
+
 TEST(Column, MergeKeepsEveryRow) {
   const column_spec spec{"c", column_type::int32};
   auto c = make_column(spec);

@@ -108,6 +108,10 @@ template <class Key>
 class typed_column final : public column {
  public:
   explicit typed_column(column_spec spec) : spec_(std::move(spec)) {}
+  // A column over prebuilt fragments (a benchmark's large data); the spec is not checked
+  // against their values.
+  typed_column(column_spec spec, main_fragment<Key> main, delta_fragment<Key> delta)
+      : spec_(std::move(spec)), main_(std::move(main)), delta_(std::move(delta)) {}
 
   [[nodiscard]] const column_spec& spec() const noexcept override { return spec_; }
   [[nodiscard]] std::size_t size() const noexcept override { return main_.size() + delta_.size(); }

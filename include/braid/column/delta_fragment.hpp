@@ -12,7 +12,7 @@
 // Appends come in batches: a batch extends the dictionary and the index vector, then rebuilds
 // the tree (csb_plus_tree_over_codes is bulk-loaded), so a batch costs O(d log d) for d
 // distinct values in the Delta. That keeps a Delta small, which is what a merge into Main is
-// for. The hash map from value to code that dedups appends is not on any read path.
+// for. The dictionary lives once, in the tree's arena.
 //
 // Complexity: locate O(tree levels + log2(leaf capacity)) lines; extract and get O(1).
 // Readers may share a Delta between appends; append is not thread-safe.
@@ -24,6 +24,7 @@
 #include <optional>
 #include <span>
 #include <stdexcept>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -44,16 +45,31 @@ class delta_fragment {
 
   delta_fragment() = default;
 
-  // Appends `rows`. Strong guarantee: if it throws (std::bad_alloc, or std::length_error when
-  // the dictionary would reach 2^32 - 1 values), the fragment is unchanged.
+  // A Delta over `dictionary` (code i = dictionary[i], distinct) whose rows have `codes`.
+  // Throws std::invalid_argument for a repeated value or a code out of range.
+  delta_fragment(std::span<const Key> dictionary, std::vector<code_type> codes, page_size pages = page_size::huge_2m)
+      : codes_(std::move(codes)), index_(dictionary, pages) {
+    for (const code_type code : codes_) {
+      if (code >= dictionary.size()) throw std::invalid_argument("delta_fragment: code " + std::to_string(code) + " out of range");
+    }
+  }
+
+  // Appends `rows`. Values already in the dictionary are located through the tree; only the
+  // batch's new values are hashed. Strong guarantee: if it throws (std::bad_alloc, or
+  // std::length_error when the dictionary would reach 2^32 - 1 values), nothing changed.
   void append(std::span<const Key> rows) {
     if (rows.empty()) return;
-    std::vector<Key> dictionary = dictionary_;
-    std::unordered_map<Key, code_type> code_of = code_of_;
+    const std::span<const Key> old = index_.dictionary();
+    std::vector<Key> dictionary(old.begin(), old.end());
+    std::unordered_map<Key, code_type> new_codes;
     std::vector<code_type> codes = codes_;
     codes.reserve(codes.size() + rows.size());
     for (const Key& value : rows) {
-      auto [at, inserted] = code_of.try_emplace(value, static_cast<code_type>(dictionary.size()));
+      if (const auto code = index_.find(value)) {
+        codes.push_back(*code);
+        continue;
+      }
+      auto [at, inserted] = new_codes.try_emplace(value, static_cast<code_type>(dictionary.size()));
       if (inserted) {
         if (dictionary.size() + 1 >= std::size_t{UINT32_MAX}) throw std::length_error("delta_fragment: too many distinct values");
         dictionary.push_back(value);
@@ -61,14 +77,12 @@ class delta_fragment {
       codes.push_back(at->second);
     }
     index_type index{std::span<const Key>(dictionary), page_size::small_4k};
-    dictionary_ = std::move(dictionary);
-    code_of_ = std::move(code_of);
     codes_ = std::move(codes);
     index_ = std::move(index);
   }
 
   [[nodiscard]] std::size_t size() const noexcept { return codes_.size(); }
-  [[nodiscard]] std::size_t dictionary_size() const noexcept { return dictionary_.size(); }
+  [[nodiscard]] std::size_t dictionary_size() const noexcept { return index_.size(); }
   [[nodiscard]] std::span<const Key> dictionary() const noexcept { return index_.dictionary(); }
   [[nodiscard]] std::span<const code_type> codes() const noexcept { return codes_; }
   [[nodiscard]] const index_type& index() const noexcept { return index_; }
@@ -81,9 +95,8 @@ class delta_fragment {
     codes_.resize(rows);
     std::size_t used = 0;
     for (const code_type code : codes_) used = std::max<std::size_t>(used, std::size_t{code} + 1);
-    for (std::size_t code = used; code < dictionary_.size(); ++code) code_of_.erase(dictionary_[code]);
-    dictionary_.resize(used);
-    index_ = index_type{std::span<const Key>(dictionary_), page_size::small_4k};
+    const std::vector<Key> kept(index_.dictionary().begin(), index_.dictionary().begin() + static_cast<std::ptrdiff_t>(used));
+    index_ = index_type{std::span<const Key>(kept), page_size::small_4k};
   }
 
   [[nodiscard]] std::optional<code_type> locate(const Key& value) const { return index_.find(value); }
@@ -121,8 +134,6 @@ class delta_fragment {
   }
 
  private:
-  std::vector<Key> dictionary_;  // the append path's copy; reads use the index's
-  std::unordered_map<Key, code_type> code_of_;
   std::vector<code_type> codes_;
   index_type index_{page_size::small_4k};
 };

@@ -23,6 +23,8 @@
 #include <optional>
 #include <span>
 #include <stdexcept>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "braid/column/bit_packed_vector.hpp"
@@ -51,6 +53,18 @@ class main_fragment {
     }
     codes_ = bit_packed_vector(rows.size(), bit_packed_vector::bits_for(dictionary_.size()));
     for (std::size_t row = 0; row < rows.size(); ++row) codes_.set(row, static_cast<code_type>(*dictionary_.find(rows[row])));
+  }
+
+  // A Main over a built dictionary whose rows have `codes` (bits at least bits_for(dictionary
+  // size)). Throws std::invalid_argument for a code out of range.
+  main_fragment(sorted_array<Key> dictionary, bit_packed_vector codes)
+      : dictionary_(std::move(dictionary)), codes_(std::move(codes)) {
+    if (dictionary_.size() > std::size_t{UINT32_MAX}) {
+      throw std::invalid_argument("main_fragment: too many distinct values for 32-bit codes");
+    }
+    codes_.for_each(0, codes_.size(), [this](std::uint32_t code) {
+      if (code >= dictionary_.size()) throw std::invalid_argument("main_fragment: code " + std::to_string(code) + " out of range");
+    });
   }
 
   [[nodiscard]] std::size_t size() const noexcept { return codes_.size(); }
