@@ -32,6 +32,21 @@ table::table(column_schema schema) : schema_(std::move(schema)) {
   for (const column_spec& spec : schema_.columns) columns_.push_back(make_column(spec));
 }
 
+table::table(column_schema schema, std::vector<std::unique_ptr<column>> columns)
+    : schema_(std::move(schema)), columns_(std::move(columns)) {
+  schema_.check();
+  if (columns_.size() != schema_.columns.size()) throw std::invalid_argument("table: one column per schema entry");
+  for (std::size_t c = 0; c < columns_.size(); ++c) {
+    const column_spec& spec = columns_[c]->spec();
+    const column_spec& wanted = schema_.columns[c];
+    if (spec.name != wanted.name || spec.type != wanted.type || spec.precision != wanted.precision ||
+        spec.scale != wanted.scale) {
+      throw std::invalid_argument("table: column " + std::to_string(c) + " is not " + wanted.name + ":" + to_string(wanted));
+    }
+    if (columns_[c]->size() != columns_[0]->size()) throw std::invalid_argument("table: columns of different lengths");
+  }
+}
+
 void table::append_columns(const std::vector<std::vector<value>>& values) {
   if (values.size() != columns_.size()) {
     throw std::invalid_argument("table::append_columns: " + std::to_string(values.size()) + " columns for a table of " +

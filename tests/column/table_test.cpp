@@ -161,6 +161,27 @@ TEST(Table, ChecksArguments) {
   EXPECT_THROW((void)parse_reconstruction("x"), std::invalid_argument);
 }
 
+TEST(Table, OverPrebuiltColumns) {
+  const column_schema schema = column_schema::parse("a:int32,b:int64");
+  std::vector<std::unique_ptr<column>> columns;
+  columns.push_back(make_column(schema.columns[0]));
+  columns.push_back(make_column(schema.columns[1]));
+  const std::vector<value> values{4, 5};
+  columns[0]->append(values);
+  columns[1]->append(values);
+  const table t(schema, std::move(columns));
+  EXPECT_EQ(t.reconstruct(1, reconstruction::elided, 2), (std::vector<value>{5, 5}));
+  std::vector<std::unique_ptr<column>> wrong;
+  wrong.push_back(make_column(schema.columns[1]));
+  wrong.push_back(make_column(schema.columns[1]));
+  EXPECT_THROW(table(schema, std::move(wrong)), std::invalid_argument);
+  std::vector<std::unique_ptr<column>> ragged;
+  ragged.push_back(make_column(schema.columns[0]));
+  ragged.push_back(make_column(schema.columns[1]));
+  ragged[0]->append(values);
+  EXPECT_THROW(table(schema, std::move(ragged)), std::invalid_argument);
+}
+
 TEST(Table, GeneratedKeysAreUniqueAndFindable) {
   table t(column_schema::parse("a:int32,id:int64,p:decimal(9,3)", "id"));
   t.generate(500, 7, 3);

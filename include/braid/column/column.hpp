@@ -149,25 +149,14 @@ class typed_column final : public column {
   [[nodiscard]] value get(std::size_t row) const override {
     return row < main_.size() ? main_.get(row) : delta_.get(row - main_.size());
   }
-  [[nodiscard]] task<value> get_task(std::size_t row) const override {
-    if (row < main_.size()) co_return co_await main_.template get_task<interleaved>(row);
-    co_return co_await delta_.template get_task<interleaved>(row - main_.size());
-  }
+  // One frame, whichever fragment holds the row: the fragment's reads written inline (the
+  // elided form), as a task (awaitable from a caller's task) or a flat coro.
+  [[nodiscard]] task<value> get_task(std::size_t row) const override { return read<task<value>>(row); }
+  [[nodiscard]] coro<value> get_flat(std::size_t row) const override { return read<coro<value>>(row); }
+  // The nested form: this task awaits the fragment's get_nested, which awaits a task per helper.
   [[nodiscard]] task<value> get_nested(std::size_t row) const override {
     if (row < main_.size()) co_return co_await main_.template get_nested<interleaved>(row);
     co_return co_await delta_.template get_nested<interleaved>(row - main_.size());
-  }
-  [[nodiscard]] coro<value> get_flat(std::size_t row) const override {
-    if (row < main_.size()) {
-      const auto& codes = main_.codes();
-      const std::uint64_t* word = codes.word_of(row);
-      prefetch<interleaved::hint>(word + 1);
-      const std::uint64_t& loaded = co_await fetch<interleaved>(word);
-      const std::uint32_t code = codes.decode(&loaded, codes.offset_of(row));
-      co_return co_await fetch<interleaved>(&main_.dictionary()[code]);
-    }
-    const std::uint32_t code = co_await fetch<interleaved>(&delta_.codes()[row - main_.size()]);
-    co_return co_await fetch<interleaved>(&delta_.dictionary()[code]);
   }
 
   [[nodiscard]] std::optional<std::size_t> find_first(value v) const override {
@@ -238,6 +227,20 @@ class typed_column final : public column {
   }
   std::size_t count_delta(std::span<const Key> keys, technique how, std::size_t group) const {
     return scan_delta(locate_delta(keys, how, group));
+  }
+
+  template <class Operation>
+  Operation read(std::size_t row) const {
+    if (row < main_.size()) {
+      const auto& codes = main_.codes();
+      const std::uint64_t* word = codes.word_of(row);
+      prefetch<interleaved::hint>(word + 1);
+      const std::uint64_t& loaded = co_await fetch<interleaved>(word);
+      const std::uint32_t code = codes.decode(&loaded, codes.offset_of(row));
+      co_return co_await fetch<interleaved>(&main_.dictionary()[code]);
+    }
+    const std::uint32_t code = co_await fetch<interleaved>(&delta_.codes()[row - main_.size()]);
+    co_return co_await fetch<interleaved>(&delta_.dictionary()[code]);
   }
 
   column_spec spec_;

@@ -62,6 +62,9 @@ class table {
  public:
   // Throws std::invalid_argument for an unusable schema.
   explicit table(column_schema schema);
+  // A table over prebuilt columns (a benchmark's large data). Throws std::invalid_argument
+  // unless there is one column per schema entry, of its name and type, all of one size.
+  table(column_schema schema, std::vector<std::unique_ptr<column>> columns);
 
   [[nodiscard]] const column_schema& schema() const noexcept { return schema_; }
   [[nodiscard]] std::size_t size() const noexcept { return columns_.front()->size(); }
