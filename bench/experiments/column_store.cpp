@@ -7,8 +7,9 @@
 // rows (codes uniform over the dictionary), --set list=N the IN-list (default 10000 values over
 // twice the dictionary's range: about half present). Per fragment, technique and group, two
 // phases: `locate` (the list's bulk index join into a bitmap of codes) and `query` (locate
-// plus the scan of the index vector against the bitmap). Main runs naive, gp, amac, coro and
-// fiber; Delta naive, coro and fiber (its tree has no gp / amac, as in the thesis).
+// plus the scan of the index vector against the bitmap). Main runs naive, gp, amac, coro,
+// coro_nested (a task per probe) and fiber; Delta naive, coro and fiber (its tree has no gp /
+// amac / nested form; the thesis interleaves it with coroutines).
 //
 // column-reconstruction (thesis Fig. 4.17 / 4.18): SELECT * FROM t WHERE key = x, the tuple
 // reconstruction: for random rows, every column's value, interleaved across columns. Columns
@@ -86,7 +87,7 @@ std::uint64_t fold_bitmap(const std::vector<std::uint64_t>& bitmap) {
 
 // ---- column-in-predicate ----------------------------------------------------------------------
 
-const std::vector<std::string> main_techniques = {"naive", "gp", "amac", "coro", "fiber"};
+const std::vector<std::string> main_techniques = {"naive", "gp", "amac", "coro", "coro_nested", "fiber"};
 const std::vector<std::string> delta_techniques = {"naive", "coro", "fiber"};
 
 struct in_data {
@@ -222,7 +223,7 @@ void run_in_predicate(run_context& context) {
 const registration in_predicate_experiment{experiment{
     .name = "column-in-predicate",
     .reproduces = "interleaving thesis (Psaropoulos 2019) Fig. 4.12, IN-predicate on Main and Delta",
-    .summary = "SELECT COUNT(*) WHERE c IN (10K values): locate (naive, gp, amac, coro, fiber) and query, Main and Delta",
+    .summary = "SELECT COUNT(*) WHERE c IN (10K values): locate (naive, gp, amac, coro, coro_nested, fiber) and query, Main and Delta",
     .techniques = main_techniques,
     .accepted = accepts_size | accepts_keys | accepts_group | accepts_technique | accepts_pages,
     .settings = {{"list", "N", "values in the IN-list (default 10000)"},

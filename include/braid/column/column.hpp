@@ -15,7 +15,8 @@
 // The IN-predicate runs in two phases per fragment: locate every list value in the fragment's
 // dictionary (a bulk index join, run with the chosen technique), set the found codes in a
 // bitmap over the dictionary, then scan the index vector counting rows whose code is set.
-// Main's locate has every technique of sorted_array (naive, gp, amac, coro, fiber, adaptive);
+// Main's locate has every technique of sorted_array (naive, gp, amac, coro, fiber, adaptive)
+// and coro_nested (main_fragment::locate_nested, a task per probe);
 // Delta's those of csb_plus_tree_over_codes (naive, coro, fiber, adaptive): asking Delta for
 // gp or amac throws std::invalid_argument, as multi_find does, whether or not Delta holds rows.
 //
@@ -34,6 +35,7 @@
 #include "braid/column/value_type.hpp"
 #include "braid/core/coro.hpp"
 #include "braid/core/mode.hpp"
+#include "braid/core/scheduler.hpp"
 #include "braid/core/task.hpp"
 #include "braid/index/technique.hpp"
 
@@ -197,7 +199,12 @@ class typed_column final : public column {
   // Locate phase on Main: a bitmap over Main's dictionary of the codes of `keys`.
   [[nodiscard]] std::vector<std::uint64_t> locate_main(std::span<const Key> keys, technique how, std::size_t group) const {
     std::vector<std::optional<std::size_t>> located(keys.size());
-    main_.dictionary().multi_find(keys, std::span(located), how, group);
+    if (how == technique::coro_nested) {
+      run_into(interleaved_scheduler{group}, keys,
+               [this](const Key& key) { return main_.template locate_nested<interleaved>(key); }, std::span(located));
+    } else {
+      main_.dictionary().multi_find(keys, std::span(located), how, group);
+    }
     std::vector<std::uint64_t> bitmap(main_.dictionary_size() / 64 + 1, 0);
     detail::set_located<std::size_t>(bitmap, located);
     return bitmap;
