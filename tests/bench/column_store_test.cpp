@@ -110,8 +110,11 @@ TEST(ColumnReconstruction, OptionsReachTheRun) {
     checksums[r.at("columns")].insert(r.at("checksum"));
     // rows = size / (columns * 8)
     EXPECT_EQ(std::stoul(r.at("rows")), (std::size_t{1} << 20) / (std::stoul(r.at("columns")) * 8));
-    if (r.at("technique") == "naive") EXPECT_EQ(r.at("frame_bytes"), "0");
-    else EXPECT_NE(r.at("frame_bytes"), "0");
+    if (r.at("technique") == "naive") {
+      EXPECT_EQ(r.at("frame_bytes"), "0");
+    } else {
+      EXPECT_NE(r.at("frame_bytes"), "0");
+    }
   }
   for (const auto& [width, sums] : checksums) EXPECT_EQ(sums.size(), 1u) << width;
   const std::vector<row> some = bench("column-reconstruction", {"--size", "256KiB", "--keys", "10", "--group", "4",

@@ -145,7 +145,9 @@ void check_fragment_forms(std::uint64_t seed) {
   for (std::size_t i = 0; i < probes.size(); ++i) {
     const auto m = main.locate(probes[i]);
     ASSERT_EQ(main_located[i].has_value(), m.has_value());
-    if (m) ASSERT_EQ(*main_located[i], *m);
+    if (m) {
+      ASSERT_EQ(*main_located[i], *m);
+    }
     ASSERT_EQ(nested_located[i], main_located[i]);
     ASSERT_EQ(plain_nested[i], main_located[i]);
     ASSERT_EQ(delta_located[i], delta.locate(probes[i]));

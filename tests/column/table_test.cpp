@@ -129,7 +129,9 @@ void check_against_reference(std::uint64_t seed) {
       for (std::size_t group : {std::size_t{1}, std::size_t{2}, columns, columns + 5}) {
         const auto got = t.select_by_key(key, how, group);
         ASSERT_EQ(got.has_value(), expected_row.has_value());
-        if (got) ASSERT_EQ(*got, reference.rows[*expected_row]) << "seed " << seed << " " << to_string(how);
+        if (got) {
+          ASSERT_EQ(*got, reference.rows[*expected_row]) << "seed " << seed << " " << to_string(how);
+        }
         ASSERT_EQ(t.reconstruct(row, how, group), reference.rows[row]);
       }
     }
