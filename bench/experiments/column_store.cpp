@@ -6,8 +6,9 @@
 // bytes (d = size / 8 values: Main 2i in order, Delta the same values shuffled), --keys the
 // rows (codes uniform over the dictionary), --set list=N the IN-list (default 10000 values over
 // twice the dictionary's range: about half present). Per fragment, technique and group, two
-// phases: `locate` (the list's bulk index join into a bitmap of codes) and `query` (locate
-// plus the scan of the index vector against the bitmap). Main runs naive, gp, amac, coro,
+// phases: `locate` (the list's bulk index join: the codes, into a buffer reused across passes)
+// and `query` (locate, the bitmap of codes over the dictionary, and the scan of the index
+// vector against it). Main runs naive, gp, amac, coro,
 // coro_nested (a task per probe) and fiber; Delta naive, coro and fiber (its tree has no gp /
 // amac / nested form; the thesis interleaves it with coroutines).
 //
@@ -77,12 +78,6 @@ std::vector<std::size_t> setting_list(const run_context& context, const std::str
     start = comma + 1;
   }
   return values;
-}
-
-std::uint64_t fold_bitmap(const std::vector<std::uint64_t>& bitmap) {
-  std::uint64_t sum = 0;
-  for (std::size_t i = 0; i < bitmap.size(); ++i) sum += bitmap[i] * (2 * i + 1);
-  return sum;
 }
 
 // ---- column-in-predicate ----------------------------------------------------------------------
@@ -160,9 +155,12 @@ void emit_in_rows(run_context& context, const std::string& fragment, const std::
   }
 }
 
-template <class Locate, class Scan>
+// `locate_codes(how, group)` runs the locate phase alone (the list's codes into a buffer made
+// once: the phase the thesis interleaves) and returns its checksum; `query(how, group)` runs
+// the whole query (locate, the bitmap over the dictionary, the scan) and returns the count.
+template <class LocateCodes, class Query>
 void measure_in_fragment(run_context& context, const std::string& fragment, const std::vector<std::string>& names,
-                         const std::vector<std::size_t>& groups, unsigned repetitions, Locate locate, Scan scan,
+                         const std::vector<std::size_t>& groups, unsigned repetitions, LocateCodes locate_codes, Query query,
                          std::size_t dictionary_bytes, std::size_t rows, std::size_t list_size) {
   for (const std::string phase : {"locate", "query"}) {
     std::vector<technique_run> runs;
@@ -172,9 +170,8 @@ void measure_in_fragment(run_context& context, const std::string& fragment, cons
       const std::vector<std::size_t> its_groups = how == technique::naive ? std::vector<std::size_t>{1} : groups;
       for (std::size_t group : its_groups) {
         const std::string label = how == technique::naive ? name : name + "@" + std::to_string(group);
-        runs.push_back({label, [=, &locate, &scan] {
-                          const std::vector<std::uint64_t> bitmap = locate(how, group);
-                          return phase == "locate" ? fold_bitmap(bitmap) : static_cast<std::uint64_t>(scan(bitmap));
+        runs.push_back({label, [=, &locate_codes, &query] {
+                          return phase == "locate" ? locate_codes(how, group) : static_cast<std::uint64_t>(query(how, group));
                         }});
       }
     }
@@ -184,6 +181,13 @@ void measure_in_fragment(run_context& context, const std::string& fragment, cons
     require_same_checksums(measured, "column-in-predicate " + fragment + " " + phase);
     emit_in_rows(context, fragment, phase, dictionary_bytes, rows, list_size, measured);
   }
+}
+
+template <class Code>
+std::uint64_t fold_codes(std::span<const std::optional<Code>> codes) {
+  std::uint64_t sum = 0;
+  for (std::size_t i = 0; i < codes.size(); ++i) sum += (codes[i] ? static_cast<std::uint64_t>(*codes[i]) + 1 : 0) * (2 * i + 1);
+  return sum;
 }
 
 void run_in_predicate(run_context& context) {
@@ -205,17 +209,27 @@ void run_in_predicate(run_context& context) {
     const std::vector<key_type> keys = data.list;
     if (fragment != "delta") {
       const column_type_t& c = *data.main;
+      std::vector<std::optional<std::size_t>> codes(keys.size());
       measure_in_fragment(
           context, "main", main_techniques, groups, repetitions,
-          [&c, &keys](technique how, std::size_t group) { return c.locate_main(keys, how, group); },
-          [&c](const std::vector<std::uint64_t>& bitmap) { return c.scan_main(bitmap); }, size, rows, list_size);
+          [&c, &keys, &codes](technique how, std::size_t group) {
+            c.locate_main_codes(keys, codes, how, group);
+            return fold_codes<std::size_t>(codes);
+          },
+          [&c, &keys](technique how, std::size_t group) { return c.scan_main(c.locate_main(keys, how, group)); }, size, rows,
+          list_size);
     }
     if (fragment != "main") {
       const column_type_t& c = *data.delta;
+      std::vector<std::optional<std::uint32_t>> codes(keys.size());
       measure_in_fragment(
           context, "delta", delta_techniques, groups, repetitions,
-          [&c, &keys](technique how, std::size_t group) { return c.locate_delta(keys, how, group); },
-          [&c](const std::vector<std::uint64_t>& bitmap) { return c.scan_delta(bitmap); }, size, rows, list_size);
+          [&c, &keys, &codes](technique how, std::size_t group) {
+            c.locate_delta_codes(keys, codes, how, group);
+            return fold_codes<std::uint32_t>(codes);
+          },
+          [&c, &keys](technique how, std::size_t group) { return c.scan_delta(c.locate_delta(keys, how, group)); }, size,
+          rows, list_size);
     }
   }
 }

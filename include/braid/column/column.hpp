@@ -196,22 +196,32 @@ class typed_column final : public column {
     }
     return keys;
   }
-  // Locate phase on Main: a bitmap over Main's dictionary of the codes of `keys`.
+  // Locate phase on Main: the dictionary position of each of `keys` (nullopt: absent).
+  void locate_main_codes(std::span<const Key> keys, std::span<std::optional<std::size_t>> located, technique how,
+                         std::size_t group) const {
+    if (how == technique::coro_nested) {
+      if (located.size() < keys.size()) throw std::invalid_argument("locate_main_codes: output shorter than input");
+      run_into(interleaved_scheduler{group}, keys,
+               [this](const Key& key) { return main_.template locate_nested<interleaved>(key); }, located);
+    } else {
+      main_.dictionary().multi_find(keys, located, how, group);
+    }
+  }
+  void locate_delta_codes(std::span<const Key> keys, std::span<std::optional<std::uint32_t>> located, technique how,
+                          std::size_t group) const {
+    delta_.index().multi_find(keys, located, how, group);
+  }
+  // The same, then a bitmap over the fragment's dictionary of the located codes.
   [[nodiscard]] std::vector<std::uint64_t> locate_main(std::span<const Key> keys, technique how, std::size_t group) const {
     std::vector<std::optional<std::size_t>> located(keys.size());
-    if (how == technique::coro_nested) {
-      run_into(interleaved_scheduler{group}, keys,
-               [this](const Key& key) { return main_.template locate_nested<interleaved>(key); }, std::span(located));
-    } else {
-      main_.dictionary().multi_find(keys, std::span(located), how, group);
-    }
+    locate_main_codes(keys, located, how, group);
     std::vector<std::uint64_t> bitmap(main_.dictionary_size() / 64 + 1, 0);
     detail::set_located<std::size_t>(bitmap, located);
     return bitmap;
   }
   [[nodiscard]] std::vector<std::uint64_t> locate_delta(std::span<const Key> keys, technique how, std::size_t group) const {
     std::vector<std::optional<std::uint32_t>> located(keys.size());
-    delta_.index().multi_find(keys, std::span(located), how, group);
+    locate_delta_codes(keys, located, how, group);
     std::vector<std::uint64_t> bitmap(delta_.dictionary_size() / 64 + 1, 0);
     detail::set_located<std::uint32_t>(bitmap, located);
     return bitmap;
