@@ -1,0 +1,398 @@
+// The column store of the interleaving thesis (§4.3): two experiments on braid's column layer.
+//
+// column-in-predicate (thesis Fig. 4.12): SELECT COUNT(*) FROM t WHERE c IN (list) over one
+// int64 column, on its Main fragment (sorted dictionary, bit-packed index vector) and on its
+// Delta fragment (unsorted dictionary under a CSB+-tree over codes). --size is the dictionary's
+// bytes (d = size / 8 values: Main 2i in order, Delta the same values shuffled), --keys the
+// rows (codes uniform over the dictionary), --set list=N the IN-list (default 10000 values over
+// twice the dictionary's range: about half present). Per fragment, technique and group, two
+// phases: `locate` (the list's bulk index join: the codes, into a buffer reused across passes)
+// and `query` (locate, the bitmap of codes over the dictionary, and the scan of the index
+// vector against it). Main runs naive, gp, amac, coro,
+// coro_nested (a task per probe) and fiber; Delta naive, coro and fiber (its tree has no gp /
+// amac / nested form; the thesis interleaves it with coroutines).
+//
+// column-reconstruction (thesis Fig. 4.17 / 4.18): SELECT * FROM t WHERE key = x, the tuple
+// reconstruction: for random rows, every column's value, interleaved across columns. Columns
+// of mixed types and fragments (int32 / int64 / decimal(18,2), every fourth column a Delta),
+// each a virtual get with its own code path; --set columns=10,100,1000 the table widths;
+// --size the table's bytes (rows follow; default DRAM-resident); --group the columns in
+// flight. Techniques: naive (the plain virtual get, column after column), nested (a task per
+// call: root -> get_nested -> code_at / extract), elided (the column's get_task as the root:
+// the thesis's wrapped<T> elision), flat (the column's get_flat, one coro frame). Rows carry
+// frame_bytes: the frame-pool bytes of one column read in that form.
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "braid/column/table.hpp"
+#include "braid/core/scheduler.hpp"
+#include "experiment.hpp"
+#include "figures.hpp"
+#include "measure.hpp"
+#include "ordered_experiment.hpp"
+#include "workloads.hpp"
+
+namespace braid::bench {
+namespace {
+
+using key_type = std::int64_t;
+using column_type_t = typed_column<key_type>;
+
+std::size_t setting_number(const run_context& context, const std::string& name, std::size_t fallback) {
+  const auto given = context.setting(name);
+  if (!given) return fallback;
+  try {
+    std::size_t used = 0;
+    const unsigned long long parsed = std::stoull(*given, &used);
+    if (used != given->size() || parsed == 0) throw std::invalid_argument(name);
+    return static_cast<std::size_t>(parsed);
+  } catch (const std::exception&) {
+    throw usage_error("--set " + name + "=" + *given + ": expected a positive number");
+  }
+}
+
+std::vector<std::size_t> setting_list(const run_context& context, const std::string& name, std::vector<std::size_t> fallback) {
+  const auto given = context.setting(name);
+  if (!given) return fallback;
+  std::vector<std::size_t> values;
+  std::string text = *given;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const auto comma = text.find(',', start);
+    const std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::size_t used = 0;
+    unsigned long long parsed = 0;
+    try {
+      parsed = std::stoull(part, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (part.empty() || used != part.size() || parsed == 0) throw usage_error("--set " + name + "=" + text + ": expected positive numbers, comma-separated");
+    values.push_back(static_cast<std::size_t>(parsed));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return values;
+}
+
+// ---- column-in-predicate ----------------------------------------------------------------------
+
+const std::vector<std::string> main_techniques = {"naive", "gp", "amac", "coro", "coro_nested", "fiber"};
+const std::vector<std::string> delta_techniques = {"naive", "coro", "fiber"};
+
+struct in_data {
+  std::unique_ptr<column_type_t> main;   // the rows in Main only
+  std::unique_ptr<column_type_t> delta;  // the same rows in Delta only
+  std::vector<key_type> list;
+};
+
+in_data build_in_data(run_context& context, std::size_t dictionary_bytes, std::size_t rows, std::size_t list_size,
+                      page_size pages, bool want_delta) {
+  const std::size_t d = std::max<std::size_t>(dictionary_bytes / sizeof(key_type), 1);
+  if (d >= std::size_t{UINT32_MAX}) throw usage_error("--size: a dictionary of 2^32 values or more");
+  context.require_memory(dictionary_bytes * (want_delta ? 6 : 1) + rows * 5 + list_size * 8, "column-in-predicate at this size");
+  context.progress("building a column of " + std::to_string(rows) + " rows over " + std::to_string(d) + " values");
+  random_source random(context.seed());
+  const column_spec spec{"c", column_type::int64};
+  bit_packed_vector packed(rows, bit_packed_vector::bits_for(d));
+  std::vector<std::uint32_t> codes(want_delta ? rows : 0);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const auto code = static_cast<std::uint32_t>(random.below(d));
+    packed.set(r, code);
+    if (want_delta) codes[r] = code;
+  }
+  in_data data;
+  auto dictionary = sorted_array<key_type>::from_sorted(d, [](std::size_t i) { return static_cast<key_type>(2 * i); }, pages);
+  data.main = std::make_unique<column_type_t>(spec, main_fragment<key_type>(std::move(dictionary), std::move(packed)),
+                                              delta_fragment<key_type>());
+  if (want_delta) {
+    // Arrival order: the values shuffled; row codes are positions in that order.
+    std::vector<key_type> arrival(d);
+    for (std::size_t i = 0; i < d; ++i) arrival[i] = static_cast<key_type>(2 * i);
+    std::shuffle(arrival.begin(), arrival.end(), std::mt19937_64(context.seed() + 1));
+    // The same rows as Main's: row r holds 2 * codes[r], whose Delta code is its arrival position.
+    std::vector<std::uint32_t> position_of(d);
+    for (std::size_t i = 0; i < d; ++i) position_of[static_cast<std::size_t>(arrival[i] / 2)] = static_cast<std::uint32_t>(i);
+    for (std::uint32_t& code : codes) code = position_of[code];
+    data.delta = std::make_unique<column_type_t>(spec, main_fragment<key_type>(),
+                                                 delta_fragment<key_type>(arrival, std::move(codes), pages));
+  }
+  data.list.resize(list_size);
+  for (key_type& v : data.list) v = static_cast<key_type>(random.below(2 * d));
+  return data;
+}
+
+void emit_in_rows(run_context& context, const std::string& fragment, const std::string& phase, std::size_t dictionary_bytes,
+                  std::size_t rows, std::size_t list_size, const std::vector<measurement>& measured) {
+  double naive_ns = 0;
+  for (const measurement& m : measured) {
+    if (m.name == "naive") naive_ns = m.median_ns;
+  }
+  for (const measurement& m : measured) {
+    const auto at = m.name.find('@');
+    const std::string technique_name = m.name.substr(0, at);
+    const std::int64_t group = at == std::string::npos ? 1 : std::stoll(m.name.substr(at + 1));
+    const double per_value = m.median_ns / static_cast<double>(list_size);
+    result_row row;
+    row.set("structure", "column-" + fragment)
+        .set("phase", phase)
+        .set("technique", technique_name)
+        .set("pass", m.name)
+        .set("group", group)
+        .set("size_bytes", static_cast<std::int64_t>(dictionary_bytes))
+        .set("rows", static_cast<std::int64_t>(rows))
+        .set("list_values", static_cast<std::int64_t>(list_size))
+        .set("ns_per_op", per_value)
+        .set("query_ms", m.median_ns / 1e6)
+        .set("checksum", std::to_string(m.checksum));
+    if (naive_ns > 0) row.set("speedup_vs_naive", naive_ns / m.median_ns);
+    context.emit(std::move(row));
+  }
+}
+
+// `locate_codes(how, group)` runs the locate phase alone (the list's codes into a buffer made
+// once: the phase the thesis interleaves) and returns its checksum; `query(how, group)` runs
+// the whole query (locate, the bitmap over the dictionary, the scan) and returns the count.
+template <class LocateCodes, class Query>
+void measure_in_fragment(run_context& context, const std::string& fragment, const std::vector<std::string>& names,
+                         const std::vector<std::size_t>& groups, unsigned repetitions, LocateCodes locate_codes, Query query,
+                         std::size_t dictionary_bytes, std::size_t rows, std::size_t list_size) {
+  for (const std::string phase : {"locate", "query"}) {
+    std::vector<technique_run> runs;
+    for (const std::string& name : names) {
+      if (!context.selected(name)) continue;
+      const technique how = parse_technique(name);
+      const std::vector<std::size_t> its_groups = how == technique::naive ? std::vector<std::size_t>{1} : groups;
+      for (std::size_t group : its_groups) {
+        const std::string label = how == technique::naive ? name : name + "@" + std::to_string(group);
+        runs.push_back({label, [=, &locate_codes, &query] {
+                          return phase == "locate" ? locate_codes(how, group) : static_cast<std::uint64_t>(query(how, group));
+                        }});
+      }
+    }
+    if (runs.empty()) continue;
+    context.progress("measuring the " + phase + " phase on " + fragment);
+    const std::vector<measurement> measured = measure_interleaved(runs, repetitions, &context);
+    require_same_checksums(measured, "column-in-predicate " + fragment + " " + phase);
+    emit_in_rows(context, fragment, phase, dictionary_bytes, rows, list_size, measured);
+  }
+}
+
+template <class Code>
+std::uint64_t fold_codes(std::span<const std::optional<Code>> codes) {
+  std::uint64_t sum = 0;
+  for (std::size_t i = 0; i < codes.size(); ++i) sum += (codes[i] ? static_cast<std::uint64_t>(*codes[i]) + 1 : 0) * (2 * i + 1);
+  return sum;
+}
+
+void run_in_predicate(run_context& context) {
+  const bool quick = context.quick();
+  const std::vector<std::size_t> sizes = context.sizes_or({std::size_t{1} << 20, quick ? std::size_t{16} << 20 : dram_resident_bytes()});
+  const std::vector<std::size_t> groups = context.groups_or(quick ? std::vector<std::size_t>{8} : std::vector<std::size_t>{8, 16, 32});
+  const std::size_t rows = context.keys_or(quick ? 1'000'000 : 100'000'000);
+  const std::size_t list_size = setting_number(context, "list", 10'000);
+  const unsigned repetitions = context.repetitions_or(quick ? 2 : 5);
+  const auto fragment = context.setting("fragment").value_or("both");
+  if (fragment != "main" && fragment != "delta" && fragment != "both") {
+    throw usage_error("--set fragment=" + fragment + ": expected main, delta or both");
+  }
+  const page_size pages = context.pages_or(page_size::huge_2m);
+  for (std::size_t index = 0; index < sizes.size(); ++index) {
+    const std::size_t size = sizes[index];
+    context.configuration(index, sizes.size(), format_bytes(size));
+    const in_data data = build_in_data(context, size, rows, list_size, pages, fragment != "main");
+    const std::vector<key_type> keys = data.list;
+    if (fragment != "delta") {
+      const column_type_t& c = *data.main;
+      std::vector<std::optional<std::size_t>> codes(keys.size());
+      measure_in_fragment(
+          context, "main", main_techniques, groups, repetitions,
+          [&c, &keys, &codes](technique how, std::size_t group) {
+            c.locate_main_codes(keys, codes, how, group);
+            return fold_codes<std::size_t>(codes);
+          },
+          [&c, &keys](technique how, std::size_t group) { return c.scan_main(c.locate_main(keys, how, group)); }, size, rows,
+          list_size);
+    }
+    if (fragment != "main") {
+      const column_type_t& c = *data.delta;
+      std::vector<std::optional<std::uint32_t>> codes(keys.size());
+      measure_in_fragment(
+          context, "delta", delta_techniques, groups, repetitions,
+          [&c, &keys, &codes](technique how, std::size_t group) {
+            c.locate_delta_codes(keys, codes, how, group);
+            return fold_codes<std::uint32_t>(codes);
+          },
+          [&c, &keys](technique how, std::size_t group) { return c.scan_delta(c.locate_delta(keys, how, group)); }, size,
+          rows, list_size);
+    }
+  }
+}
+
+const registration in_predicate_experiment{experiment{
+    .name = "column-in-predicate",
+    .reproduces = "interleaving thesis (Psaropoulos 2019) Fig. 4.12, IN-predicate on Main and Delta",
+    .summary = "SELECT COUNT(*) WHERE c IN (10K values): locate (naive, gp, amac, coro, coro_nested, fiber) and query, Main and Delta",
+    .techniques = main_techniques,
+    .accepted = accepts_size | accepts_keys | accepts_group | accepts_technique | accepts_pages,
+    .settings = {{"list", "N", "values in the IN-list (default 10000)"},
+                 {"fragment", "main | delta | both", "the fragments measured (default both)"}},
+    .run = run_in_predicate,
+}};
+
+// ---- column-reconstruction --------------------------------------------------------------------
+
+const std::vector<std::string> reconstruction_names = {"naive", "nested", "elided", "flat"};
+
+column_spec reconstruction_spec(std::size_t c) {
+  column_spec spec{"c" + std::to_string(c), column_type::int64};
+  if (c % 3 == 1) spec.type = column_type::int32;
+  if (c % 3 == 2) {
+    spec.type = column_type::decimal;
+    spec.precision = 18;
+    spec.scale = 2;
+  }
+  return spec;
+}
+
+// Column c: `distinct` values c + 2i (in range of every type), codes uniform; every fourth
+// column is a Delta (the values in arrival order = reversed).
+std::unique_ptr<column> build_reconstruction_column(std::size_t c, std::size_t rows, std::size_t distinct,
+                                                    random_source& random, page_size pages) {
+  const column_spec spec = reconstruction_spec(c);
+  const bool delta = c % 4 == 3;
+  auto value_at = [c](std::size_t i) { return static_cast<std::int64_t>(c + 2 * i); };
+  std::vector<std::uint32_t> codes(rows);
+  for (std::uint32_t& code : codes) code = static_cast<std::uint32_t>(random.below(distinct));
+  if (spec.type == column_type::int32) {
+    if (delta) {
+      std::vector<std::int32_t> arrival(distinct);
+      for (std::size_t i = 0; i < distinct; ++i) arrival[i] = static_cast<std::int32_t>(value_at(distinct - 1 - i));
+      return std::make_unique<typed_column<std::int32_t>>(spec, main_fragment<std::int32_t>(),
+                                                          delta_fragment<std::int32_t>(arrival, std::move(codes), pages));
+    }
+    bit_packed_vector packed(rows, bit_packed_vector::bits_for(distinct));
+    for (std::size_t r = 0; r < rows; ++r) packed.set(r, codes[r]);
+    auto dictionary = sorted_array<std::int32_t>::from_sorted(distinct, [&](std::size_t i) { return static_cast<std::int32_t>(value_at(i)); }, pages);
+    return std::make_unique<typed_column<std::int32_t>>(spec, main_fragment<std::int32_t>(std::move(dictionary), std::move(packed)),
+                                                        delta_fragment<std::int32_t>());
+  }
+  if (delta) {
+    std::vector<std::int64_t> arrival(distinct);
+    for (std::size_t i = 0; i < distinct; ++i) arrival[i] = value_at(distinct - 1 - i);
+    return std::make_unique<typed_column<std::int64_t>>(spec, main_fragment<std::int64_t>(),
+                                                        delta_fragment<std::int64_t>(arrival, std::move(codes), pages));
+  }
+  bit_packed_vector packed(rows, bit_packed_vector::bits_for(distinct));
+  for (std::size_t r = 0; r < rows; ++r) packed.set(r, codes[r]);
+  auto dictionary = sorted_array<std::int64_t>::from_sorted(distinct, value_at, pages);
+  return std::make_unique<typed_column<std::int64_t>>(spec, main_fragment<std::int64_t>(std::move(dictionary), std::move(packed)),
+                                                      delta_fragment<std::int64_t>());
+}
+
+// Frame-pool bytes of one column read in each form (column 0: an int64 Main).
+std::int64_t frame_bytes_of(const table& t, reconstruction how) {
+  const column& c = t.at(0);
+  switch (how) {
+    case reconstruction::naive: return 0;
+    case reconstruction::nested:
+      return static_cast<std::int64_t>(ordered::pool_bytes_per_operation([&c]() -> task<value> { co_return co_await c.get_nested(0); }));
+    case reconstruction::elided: return static_cast<std::int64_t>(ordered::pool_bytes_per_operation([&c] { return c.get_task(0); }));
+    case reconstruction::flat: return static_cast<std::int64_t>(ordered::pool_bytes_per_operation([&c] { return c.get_flat(0); }));
+  }
+  return 0;
+}
+
+void run_reconstruction(run_context& context) {
+  const bool quick = context.quick();
+  const std::vector<std::size_t> widths = setting_list(context, "columns", quick ? std::vector<std::size_t>{10, 100} : std::vector<std::size_t>{10, 100, 1000});
+  const std::size_t table_bytes = context.sizes_or({quick ? std::size_t{64} << 20 : dram_resident_bytes()}).front();
+  const std::vector<std::size_t> groups = context.groups_or(quick ? std::vector<std::size_t>{8} : std::vector<std::size_t>{4, 8, 16, 32});
+  const unsigned repetitions = context.repetitions_or(quick ? 2 : 5);
+  const page_size pages = context.pages_or(page_size::huge_2m);
+  for (std::size_t index = 0; index < widths.size(); ++index) {
+    const std::size_t columns = widths[index];
+    // Per row and column about 4 bytes of codes and, with distinct = rows / 2, 4 of dictionary.
+    const std::size_t rows = std::max<std::size_t>(table_bytes / (columns * 8), 16);
+    const std::size_t distinct = std::max<std::size_t>(rows / 2, 2);
+    const std::size_t lookups = context.keys_or(std::max<std::size_t>((quick ? 200'000 : 2'000'000) / columns, 16));
+    context.configuration(index, widths.size(), std::to_string(columns) + " columns");
+    context.require_memory(columns * rows * 12, "column-reconstruction table");
+    context.progress("building " + std::to_string(columns) + " columns of " + std::to_string(rows) + " rows");
+    random_source random(context.seed() + columns);
+    column_schema schema;
+    std::vector<std::unique_ptr<column>> built;
+    for (std::size_t c = 0; c < columns; ++c) {
+      schema.columns.push_back(reconstruction_spec(c));
+      built.push_back(build_reconstruction_column(c, rows, distinct, random, pages));
+    }
+    const table t(schema, std::move(built));
+    std::vector<std::size_t> probe_rows(lookups);
+    for (std::size_t& r : probe_rows) r = random.below(rows);
+
+    std::vector<technique_run> runs;
+    for (const std::string& name : reconstruction_names) {
+      if (!context.selected(name)) continue;
+      const reconstruction how = parse_reconstruction(name);
+      const std::vector<std::size_t> its_groups = how == reconstruction::naive ? std::vector<std::size_t>{1} : groups;
+      for (std::size_t group : its_groups) {
+        const std::string label = how == reconstruction::naive ? name : name + "@" + std::to_string(group);
+        runs.push_back({label, [&t, &probe_rows, how, group] {
+                          std::vector<value> out(t.column_count());
+                          std::uint64_t sum = 0;
+                          for (std::size_t i = 0; i < probe_rows.size(); ++i) {
+                            t.reconstruct_into(probe_rows[i], how, group, out);
+                            for (std::size_t c = 0; c < out.size(); ++c) sum += static_cast<std::uint64_t>(out[c]) * (2 * (i * out.size() + c) + 1);
+                          }
+                          return sum;
+                        }});
+      }
+    }
+    if (runs.empty()) return;
+    context.progress("measuring tuple reconstruction over " + std::to_string(columns) + " columns");
+    const std::vector<measurement> measured = measure_interleaved(runs, repetitions, &context);
+    require_same_checksums(measured, "column-reconstruction");
+    double naive_ns = 0;
+    for (const measurement& m : measured) {
+      if (m.name == "naive") naive_ns = m.median_ns;
+    }
+    for (const measurement& m : measured) {
+      const auto at = m.name.find('@');
+      const std::string name = m.name.substr(0, at);
+      const double per_row = m.median_ns / static_cast<double>(lookups);
+      result_row row;
+      row.set("structure", "column-table")
+          .set("technique", name)
+          .set("pass", m.name)
+          .set("group", static_cast<std::int64_t>(at == std::string::npos ? 1 : std::stoll(m.name.substr(at + 1))))
+          .set("columns", static_cast<std::int64_t>(columns))
+          .set("rows", static_cast<std::int64_t>(rows))
+          .set("size_bytes", static_cast<std::int64_t>(columns * rows * 8))
+          .set("ops", static_cast<std::int64_t>(lookups))
+          .set("ns_per_op", per_row)
+          .set("ns_per_column", per_row / static_cast<double>(columns))
+          .set("frame_bytes", frame_bytes_of(t, parse_reconstruction(name)))
+          .set("checksum", std::to_string(m.checksum));
+      if (naive_ns > 0) row.set("speedup_vs_naive", naive_ns / m.median_ns);
+      context.emit(std::move(row));
+    }
+  }
+}
+
+const registration reconstruction_experiment{experiment{
+    .name = "column-reconstruction",
+    .reproduces = "interleaving thesis (Psaropoulos 2019) Fig. 4.17 / 4.18, tuple reconstruction",
+    .summary = "SELECT * WHERE key = x over 10/100/1000 polymorphic columns: naive vs nested, elided and flat tasks",
+    .techniques = reconstruction_names,
+    .accepted = accepts_size | accepts_keys | accepts_group | accepts_technique | accepts_pages,
+    .settings = {{"columns", "N[,N...]", "the table widths (default 10,100,1000)"}},
+    .run = run_reconstruction,
+}};
+
+}  // namespace
+}  // namespace braid::bench

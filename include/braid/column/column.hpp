@@ -1,0 +1,268 @@
+// column: one column of the column store — a Main fragment plus a Delta fragment behind one
+// polymorphic interface, so a query can walk columns whose code paths differ by value type
+// and fragment (the interleaving thesis §1.5 / §4.3: tuple reconstruction across polymorphic
+// columns). Rows [0, main_rows) are in Main, the rest in Delta, in append order.
+//
+//   std::unique_ptr<braid::column> c = braid::make_column(spec);   // int32, int64 or decimal
+//   c->append(values);                 // to the Delta; checked against the type, all or nothing
+//   c->merge();                        // Main + Delta -> a new Main; every row keeps its value
+//   braid::value v = c->get(row);
+//   braid::task<braid::value> t = c->get_task(row);      // interleaved, one task frame
+//   braid::task<braid::value> n = c->get_nested(row);    // interleaved, a task per helper
+//   braid::coro<braid::value> f = c->get_flat(row);      // interleaved, one flat coro frame
+//   c->count_in(list, {technique::gp, technique::coro, 16});   // SELECT COUNT(*) WHERE c IN list
+//
+// The IN-predicate runs in two phases per fragment: locate every list value in the fragment's
+// dictionary (a bulk index join, run with the chosen technique), set the found codes in a
+// bitmap over the dictionary, then scan the index vector counting rows whose code is set.
+// Main's locate has every technique of sorted_array (naive, gp, amac, coro, fiber, adaptive)
+// and coro_nested (main_fragment::locate_nested, a task per probe);
+// Delta's those of csb_plus_tree_over_codes (naive, coro, fiber, adaptive): asking Delta for
+// gp or amac throws std::invalid_argument, as multi_find does, whether or not Delta holds rows.
+//
+// Complexity: count_in O(|list| log d + n) per fragment; merge O(n log d).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "braid/column/delta_fragment.hpp"
+#include "braid/column/main_fragment.hpp"
+#include "braid/column/value_type.hpp"
+#include "braid/core/coro.hpp"
+#include "braid/core/mode.hpp"
+#include "braid/core/scheduler.hpp"
+#include "braid/core/task.hpp"
+#include "braid/index/technique.hpp"
+
+namespace braid {
+
+// How an IN-predicate locates its list in each fragment's dictionary.
+struct in_predicate_options {
+  technique main_locate = technique::naive;
+  technique delta_locate = technique::naive;
+  std::size_t group = 16;  // lookups in flight for the interleaved techniques, >= 1
+};
+
+// The fragment sizes and the rows an IN-predicate counted in each.
+struct in_predicate_result {
+  std::size_t main_rows = 0;
+  std::size_t delta_rows = 0;
+  [[nodiscard]] std::size_t total() const noexcept { return main_rows + delta_rows; }
+};
+
+class column {
+ public:
+  virtual ~column() = default;
+
+  [[nodiscard]] virtual const column_spec& spec() const noexcept = 0;
+  [[nodiscard]] virtual std::size_t size() const noexcept = 0;
+  [[nodiscard]] virtual std::size_t main_size() const noexcept = 0;
+  [[nodiscard]] virtual std::size_t delta_size() const noexcept = 0;
+  [[nodiscard]] virtual std::size_t main_dictionary_size() const noexcept = 0;
+  [[nodiscard]] virtual std::size_t delta_dictionary_size() const noexcept = 0;
+
+  // Throws std::invalid_argument naming the column and the value if one does not fit the
+  // type; then nothing is appended.
+  virtual void append(std::span<const value> values) = 0;
+  virtual void merge() = 0;
+  // Drops the rows from `rows` on; precondition: main_size() <= rows <= size(). Undoes an
+  // append (the table's all-or-nothing load across columns).
+  virtual void truncate(std::size_t rows) = 0;
+
+  // Precondition of the get family: row < size().
+  [[nodiscard]] virtual value get(std::size_t row) const = 0;
+  [[nodiscard]] virtual task<value> get_task(std::size_t row) const = 0;
+  [[nodiscard]] virtual task<value> get_nested(std::size_t row) const = 0;
+  [[nodiscard]] virtual coro<value> get_flat(std::size_t row) const = 0;
+
+  // The first row holding `v`, or nullopt.
+  [[nodiscard]] virtual std::optional<std::size_t> find_first(value v) const = 0;
+
+  // Throws std::invalid_argument for a group of 0 or a technique a fragment lacks.
+  [[nodiscard]] virtual in_predicate_result count_in(std::span<const value> list, const in_predicate_options& options) const = 0;
+};
+
+// Throws std::invalid_argument for an unusable spec (decimal precision out of 1..18, ...).
+std::unique_ptr<column> make_column(const column_spec& spec);
+
+namespace detail {
+
+// Sets bit `code` for every located code.
+template <class Code>
+void set_located(std::vector<std::uint64_t>& bitmap, std::span<const std::optional<Code>> located) {
+  for (const auto& code : located) {
+    if (code) bitmap[*code / 64] |= std::uint64_t{1} << (*code % 64);
+  }
+}
+
+inline bool bit_set(const std::vector<std::uint64_t>& bitmap, std::uint32_t code) noexcept {
+  return (bitmap[code / 64] >> (code % 64)) & 1;
+}
+
+}  // namespace detail
+
+template <class Key>
+class typed_column final : public column {
+ public:
+  explicit typed_column(column_spec spec) : spec_(std::move(spec)) {}
+  // A column over prebuilt fragments (a benchmark's large data); the spec is not checked
+  // against their values.
+  typed_column(column_spec spec, main_fragment<Key> main, delta_fragment<Key> delta)
+      : spec_(std::move(spec)), main_(std::move(main)), delta_(std::move(delta)) {}
+
+  [[nodiscard]] const column_spec& spec() const noexcept override { return spec_; }
+  [[nodiscard]] std::size_t size() const noexcept override { return main_.size() + delta_.size(); }
+  [[nodiscard]] std::size_t main_size() const noexcept override { return main_.size(); }
+  [[nodiscard]] std::size_t delta_size() const noexcept override { return delta_.size(); }
+  [[nodiscard]] std::size_t main_dictionary_size() const noexcept override { return main_.dictionary_size(); }
+  [[nodiscard]] std::size_t delta_dictionary_size() const noexcept override { return delta_.dictionary_size(); }
+  [[nodiscard]] const main_fragment<Key>& main() const noexcept { return main_; }
+  [[nodiscard]] const delta_fragment<Key>& delta() const noexcept { return delta_; }
+
+  void append(std::span<const value> values) override {
+    std::vector<Key> keys(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (!fits(spec_, values[i])) {
+        throw std::invalid_argument("column '" + spec_.name + "': " + std::to_string(values[i]) + " does not fit " +
+                                    to_string(spec_));
+      }
+      keys[i] = static_cast<Key>(values[i]);
+    }
+    delta_.append(keys);
+  }
+
+  void merge() override {
+    if (delta_.size() == 0) return;
+    std::vector<Key> rows(size());
+    for (std::size_t row = 0; row < main_.size(); ++row) rows[row] = main_.get(row);
+    for (std::size_t row = 0; row < delta_.size(); ++row) rows[main_.size() + row] = delta_.get(row);
+    main_fragment<Key> merged{std::span<const Key>(rows)};
+    main_ = std::move(merged);
+    delta_.clear();
+  }
+
+  void truncate(std::size_t rows) override { delta_.truncate(rows - main_.size()); }
+
+  [[nodiscard]] value get(std::size_t row) const override {
+    return row < main_.size() ? main_.get(row) : delta_.get(row - main_.size());
+  }
+  // One frame, whichever fragment holds the row: the fragment's reads written inline (the
+  // elided form), as a task (awaitable from a caller's task) or a flat coro.
+  [[nodiscard]] task<value> get_task(std::size_t row) const override { return read<task<value>>(row); }
+  [[nodiscard]] coro<value> get_flat(std::size_t row) const override { return read<coro<value>>(row); }
+  // The nested form: this task awaits the fragment's get_nested, which awaits a task per helper.
+  [[nodiscard]] task<value> get_nested(std::size_t row) const override {
+    if (row < main_.size()) co_return co_await main_.template get_nested<interleaved>(row);
+    co_return co_await delta_.template get_nested<interleaved>(row - main_.size());
+  }
+
+  [[nodiscard]] std::optional<std::size_t> find_first(value v) const override {
+    if (!fits(spec_, v)) return std::nullopt;
+    const Key key = static_cast<Key>(v);
+    if (const auto code = main_.locate(key)) {
+      for (std::size_t row = 0; row < main_.size(); ++row) {
+        if (main_.codes()[row] == *code) return row;
+      }
+    }
+    if (const auto code = delta_.locate(key)) {
+      const auto codes = delta_.codes();
+      for (std::size_t row = 0; row < codes.size(); ++row) {
+        if (codes[row] == *code) return main_.size() + row;
+      }
+    }
+    return std::nullopt;
+  }
+
+  [[nodiscard]] in_predicate_result count_in(std::span<const value> list, const in_predicate_options& options) const override {
+    const std::vector<Key> keys = in_range(list);
+    in_predicate_result result;  // both phases run on empty fragments too: the checks do not depend on the data
+    result.main_rows = count_main(keys, options.main_locate, options.group);
+    result.delta_rows = count_delta(keys, options.delta_locate, options.group);
+    return result;
+  }
+
+  // ---- the phases, public for the benchmark -----------------------------------------------------
+  // The list values this column's type can hold (the others match no row).
+  [[nodiscard]] std::vector<Key> in_range(std::span<const value> list) const {
+    std::vector<Key> keys;
+    keys.reserve(list.size());
+    for (const value v : list) {
+      if (fits(spec_, v)) keys.push_back(static_cast<Key>(v));
+    }
+    return keys;
+  }
+  // Locate phase on Main: the dictionary position of each of `keys` (nullopt: absent).
+  void locate_main_codes(std::span<const Key> keys, std::span<std::optional<std::size_t>> located, technique how,
+                         std::size_t group) const {
+    if (how == technique::coro_nested) {
+      if (located.size() < keys.size()) throw std::invalid_argument("locate_main_codes: output shorter than input");
+      run_into(interleaved_scheduler{group}, keys,
+               [this](const Key& key) { return main_.template locate_nested<interleaved>(key); }, located);
+    } else {
+      main_.dictionary().multi_find(keys, located, how, group);
+    }
+  }
+  void locate_delta_codes(std::span<const Key> keys, std::span<std::optional<std::uint32_t>> located, technique how,
+                          std::size_t group) const {
+    delta_.index().multi_find(keys, located, how, group);
+  }
+  // The same, then a bitmap over the fragment's dictionary of the located codes.
+  [[nodiscard]] std::vector<std::uint64_t> locate_main(std::span<const Key> keys, technique how, std::size_t group) const {
+    std::vector<std::optional<std::size_t>> located(keys.size());
+    locate_main_codes(keys, located, how, group);
+    std::vector<std::uint64_t> bitmap(main_.dictionary_size() / 64 + 1, 0);
+    detail::set_located<std::size_t>(bitmap, located);
+    return bitmap;
+  }
+  [[nodiscard]] std::vector<std::uint64_t> locate_delta(std::span<const Key> keys, technique how, std::size_t group) const {
+    std::vector<std::optional<std::uint32_t>> located(keys.size());
+    locate_delta_codes(keys, located, how, group);
+    std::vector<std::uint64_t> bitmap(delta_.dictionary_size() / 64 + 1, 0);
+    detail::set_located<std::uint32_t>(bitmap, located);
+    return bitmap;
+  }
+  // Scan phase: the rows whose code is set in `bitmap`.
+  [[nodiscard]] std::size_t scan_main(const std::vector<std::uint64_t>& bitmap) const {
+    std::size_t count = 0;
+    main_.codes().for_each(0, main_.size(), [&](std::uint32_t code) { count += detail::bit_set(bitmap, code); });
+    return count;
+  }
+  [[nodiscard]] std::size_t scan_delta(const std::vector<std::uint64_t>& bitmap) const {
+    std::size_t count = 0;
+    for (const std::uint32_t code : delta_.codes()) count += detail::bit_set(bitmap, code);
+    return count;
+  }
+
+ private:
+  std::size_t count_main(std::span<const Key> keys, technique how, std::size_t group) const {
+    return scan_main(locate_main(keys, how, group));
+  }
+  std::size_t count_delta(std::span<const Key> keys, technique how, std::size_t group) const {
+    return scan_delta(locate_delta(keys, how, group));
+  }
+
+  template <class Operation>
+  Operation read(std::size_t row) const {
+    if (row < main_.size()) {
+      const auto& codes = main_.codes();
+      const std::uint64_t* word = codes.word_of(row);
+      prefetch<interleaved::hint>(word + 1);
+      const std::uint64_t& loaded = co_await fetch<interleaved>(word);
+      const std::uint32_t code = codes.decode(&loaded, codes.offset_of(row));
+      co_return co_await fetch<interleaved>(&main_.dictionary()[code]);
+    }
+    const std::uint32_t code = co_await fetch<interleaved>(&delta_.codes()[row - main_.size()]);
+    co_return co_await fetch<interleaved>(&delta_.dictionary()[code]);
+  }
+
+  column_spec spec_;
+  main_fragment<Key> main_;
+  delta_fragment<Key> delta_;
+};
+
+}  // namespace braid

@@ -1,0 +1,171 @@
+// main_fragment<Key>: the read-only part of a column — a sorted dictionary with
+// order-preserving codes (code = position in the sorted, distinct values) and an index vector
+// of codes, bit-packed to the fewest bits the dictionary needs (SAP HANA's Main, the
+// interleaving thesis §4.3.1).
+//
+//   braid::main_fragment<std::int64_t> main(rows);                  // rows in row order
+//   std::optional<std::uint32_t> code = main.locate(42);            // code of 42, or absent
+//   std::int64_t value = main.extract(*code);                       // dictionary[code]
+//   std::int64_t cell = main.get(row);                              // extract(codes[row])
+//   // each also as a coroutine on the mode: locate_lookup<M>, locate_nested<M> (a task per
+//   // probe), get_lookup<M> (coro<>),
+//   // get_task<M> (one task frame) and get_nested<M> (a task per helper: code_at, extract)
+//
+// The dictionary is a braid::sorted_array (so its locate has every technique of multi_find:
+// naive, gp, amac, coro, fiber, adaptive); the index vector a bit_packed_vector.
+//
+// Complexity: construction O(n log d) for n rows and d distinct values; locate O(log d);
+// extract O(1); get O(1) with two dependent loads (the code's word, then the dictionary entry:
+// the two misses an interleaved get hides). Immutable once built: any number of readers.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "braid/column/bit_packed_vector.hpp"
+#include "braid/core/coro.hpp"
+#include "braid/core/fetch.hpp"
+#include "braid/core/mode.hpp"
+#include "braid/core/task.hpp"
+#include "braid/index/sorted_array.hpp"
+
+namespace braid {
+
+template <class Key>
+class main_fragment {
+ public:
+  using key_type = Key;
+  using code_type = std::uint32_t;
+
+  main_fragment() = default;
+
+  // Encodes `rows` (any order, repeats allowed). Throws std::invalid_argument if there are
+  // 2^32 distinct values or more.
+  explicit main_fragment(std::span<const Key> rows, page_size pages = page_size::huge_2m)
+      : dictionary_(rows, pages) {
+    if (dictionary_.size() > std::size_t{UINT32_MAX}) {
+      throw std::invalid_argument("main_fragment: too many distinct values for 32-bit codes");
+    }
+    codes_ = bit_packed_vector(rows.size(), bit_packed_vector::bits_for(dictionary_.size()));
+    for (std::size_t row = 0; row < rows.size(); ++row) codes_.set(row, static_cast<code_type>(*dictionary_.find(rows[row])));
+  }
+
+  // A Main over a built dictionary whose rows have `codes` (bits at least bits_for(dictionary
+  // size)). Throws std::invalid_argument for a code out of range.
+  main_fragment(sorted_array<Key> dictionary, bit_packed_vector codes)
+      : dictionary_(std::move(dictionary)), codes_(std::move(codes)) {
+    if (dictionary_.size() > std::size_t{UINT32_MAX}) {
+      throw std::invalid_argument("main_fragment: too many distinct values for 32-bit codes");
+    }
+    codes_.for_each(0, codes_.size(), [this](std::uint32_t code) {
+      if (code >= dictionary_.size()) throw std::invalid_argument("main_fragment: code " + std::to_string(code) + " out of range");
+    });
+  }
+
+  [[nodiscard]] std::size_t size() const noexcept { return codes_.size(); }
+  [[nodiscard]] std::size_t dictionary_size() const noexcept { return dictionary_.size(); }
+  [[nodiscard]] const sorted_array<Key>& dictionary() const noexcept { return dictionary_; }
+  [[nodiscard]] const bit_packed_vector& codes() const noexcept { return codes_; }
+  [[nodiscard]] std::size_t memory_bytes() const noexcept { return dictionary_.memory_bytes() + codes_.memory_bytes(); }
+
+  // ---- the plain operations -------------------------------------------------------------------
+  [[nodiscard]] std::optional<code_type> locate(const Key& value) const noexcept {
+    const auto position = dictionary_.find(value);
+    if (!position) return std::nullopt;
+    return static_cast<code_type>(*position);
+  }
+  // Precondition: code < dictionary_size().
+  [[nodiscard]] Key extract(code_type code) const noexcept { return dictionary_[code]; }
+  // Precondition: row < size().
+  [[nodiscard]] Key get(std::size_t row) const noexcept { return dictionary_[codes_[row]]; }
+
+  // ---- the same, written once on the mode ------------------------------------------------------
+  // The dictionary position of `value` (sorted_array's interleaved binary search).
+  template <execution_mode M>
+  coro<std::optional<std::size_t>> locate_lookup(Key value) const {
+    return dictionary_.template lookup<M>(value);
+  }
+
+  // The same search written as nested calls: the plain branch-free binary search whose every
+  // probe is a child task (the mechanical conversion; a frame per probe). Equal to locate().
+  template <execution_mode M>
+  task<std::optional<std::size_t>> locate_nested(Key value) const {
+    const std::size_t size = dictionary_.size();
+    if (size == 0) co_return std::nullopt;
+    std::size_t low = 0;
+    std::size_t remaining = size;
+    while (remaining > 1) {
+      const std::size_t half = remaining / 2;
+      const Key probed = co_await probe<M>(low + half);
+      low = probed < value ? low + half : low;
+      remaining -= half;
+    }
+    const Key at = co_await probe<M>(low);
+    const std::size_t bound = low + (at < value ? 1 : 0);
+    if (bound < size && dictionary_[bound] == value) co_return bound;
+    co_return std::nullopt;
+  }
+  template <execution_mode M>
+  task<Key> probe(std::size_t position) const {
+    co_return co_await fetch<M>(&dictionary_[position]);
+  }
+
+  // get as one flat frame: the code's word, then the dictionary entry.
+  template <execution_mode M>
+  coro<Key> get_lookup(std::size_t row) const {
+    const code_type code = co_await code_awaiter<M>(row);
+    co_return co_await fetch<M>(&dictionary_[code]);
+  }
+
+  // get as one task frame (a task so it can be awaited from a caller's task).
+  template <execution_mode M>
+  task<Key> get_task(std::size_t row) const {
+    const code_type code = co_await code_awaiter<M>(row);
+    co_return co_await fetch<M>(&dictionary_[code]);
+  }
+
+  // get written as the mechanical conversion of nested calls: get -> code_at, then extract,
+  // each its own task frame.
+  template <execution_mode M>
+  task<Key> get_nested(std::size_t row) const {
+    const code_type code = co_await code_at<M>(row);
+    co_return co_await extract_task<M>(code);
+  }
+  template <execution_mode M>
+  task<code_type> code_at(std::size_t row) const {
+    co_return co_await code_awaiter<M>(row);
+  }
+  template <execution_mode M>
+  task<Key> extract_task(code_type code) const {
+    co_return co_await fetch<M>(&dictionary_[code]);
+  }
+
+ private:
+  // Awaits the line of row's code word (both words' lines when the code straddles a line),
+  // then decodes the code.
+  template <execution_mode M>
+  auto code_awaiter(std::size_t row) const noexcept {
+    struct awaiter {
+      decltype(fetch<M>(static_cast<const std::uint64_t*>(nullptr))) load;
+      const bit_packed_vector* codes;
+      unsigned offset;
+      bool await_ready() noexcept { return load.await_ready(); }
+      auto await_suspend(std::coroutine_handle<> h) noexcept { return load.await_suspend(h); }
+      code_type await_resume() noexcept { return codes->decode(&load.await_resume(), offset); }
+    };
+    const std::uint64_t* word = codes_.word_of(row);
+    if constexpr (M::suspends) prefetch<M::hint>(word + 1);
+    return awaiter{fetch<M>(word), &codes_, codes_.offset_of(row)};
+  }
+
+  sorted_array<Key> dictionary_;
+  bit_packed_vector codes_;
+};
+
+}  // namespace braid

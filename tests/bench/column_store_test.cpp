@@ -1,0 +1,150 @@
+// braid-bench's column-store experiments as a user runs them: every option and setting shows
+// in what ran (sizes, rows, list size, fragments, widths, groups, techniques), every technique
+// of a pass agrees on the checksum, and bad values are refused with exit status 2 and one line.
+// Skipped in builds without the program.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "process.hpp"
+
+namespace braid::bench {
+namespace {
+
+#ifdef BRAID_BENCH_PROGRAM
+const std::string program = BRAID_BENCH_PROGRAM;
+#else
+const std::string program;
+#endif
+
+using row = std::map<std::string, std::string>;
+
+std::vector<row> rows_of(const std::string& output) {
+  std::vector<row> rows;
+  std::vector<std::string> header;
+  std::istringstream lines(output);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> cells;
+    std::stringstream stream(line);
+    std::string cell;
+    while (std::getline(stream, cell, ',')) cells.push_back(cell);
+    if (header.empty()) {
+      header = cells;
+      continue;
+    }
+    row fields;
+    for (std::size_t i = 0; i < header.size() && i < cells.size(); ++i) fields[header[i]] = cells[i];
+    rows.push_back(fields);
+  }
+  return rows;
+}
+
+std::vector<row> bench(const std::string& experiment, std::vector<std::string> arguments) {
+  arguments.insert(arguments.begin(), {program, "run", experiment});
+  arguments.insert(arguments.end(), {"--format", "csv", "--repetitions", "1"});
+  const program_result result = run_program(arguments);
+  EXPECT_EQ(result.exit_status, 0) << result.output;
+  return rows_of(result.output);
+}
+
+std::set<std::string> values_of(const std::vector<row>& rows, const std::string& field) {
+  std::set<std::string> values;
+  for (const row& r : rows) values.insert(r.at(field));
+  return values;
+}
+
+TEST(ColumnInPredicate, OptionsReachTheRun) {
+  if (program.empty()) GTEST_SKIP() << "this build has no braid-bench";
+  const std::vector<row> rows = bench("column-in-predicate", {"--size", "64KiB,256KiB", "--keys", "5000", "--group", "3,5",
+                                                             "--technique", "naive,gp,coro_nested", "--set", "list=123",
+                                                             "--pages", "4k"});
+  ASSERT_FALSE(rows.empty());
+  EXPECT_EQ(values_of(rows, "size_bytes"), (std::set<std::string>{"65536", "262144"}));
+  EXPECT_EQ(values_of(rows, "rows"), (std::set<std::string>{"5000"}));
+  EXPECT_EQ(values_of(rows, "list_values"), (std::set<std::string>{"123"}));
+  EXPECT_EQ(values_of(rows, "group"), (std::set<std::string>{"1", "3", "5"}));
+  EXPECT_EQ(values_of(rows, "technique"), (std::set<std::string>{"naive", "gp", "coro_nested"}));
+  EXPECT_EQ(values_of(rows, "structure"), (std::set<std::string>{"column-main", "column-delta"}));
+  EXPECT_EQ(values_of(rows, "phase"), (std::set<std::string>{"locate", "query"}));
+  // Delta has no gp; every technique agrees with naive on each fragment, size and phase.
+  std::map<std::string, std::set<std::string>> checksums;
+  for (const row& r : rows) {
+    EXPECT_FALSE(r.at("structure") == "column-delta" && r.at("technique") != "naive");
+    checksums[r.at("structure") + r.at("size_bytes") + r.at("phase")].insert(r.at("checksum"));
+  }
+  for (const auto& [pass, sums] : checksums) EXPECT_EQ(sums.size(), 1u) << pass;
+  // The query's checksum is the count of matching rows: Main and Delta hold the same rows.
+  for (const std::string size : {"65536", "262144"}) {
+    std::set<std::string> counts;
+    for (const row& r : rows) {
+      if (r.at("phase") == "query" && r.at("size_bytes") == size) counts.insert(r.at("checksum"));
+    }
+    EXPECT_EQ(counts.size(), 1u) << size;
+  }
+  const std::vector<row> main_only = bench("column-in-predicate", {"--size", "64KiB", "--keys", "100", "--group", "2",
+                                                                  "--set", "fragment=main"});
+  EXPECT_EQ(values_of(main_only, "structure"), (std::set<std::string>{"column-main"}));
+  const std::vector<row> delta_only = bench("column-in-predicate", {"--size", "64KiB", "--keys", "100", "--group", "2",
+                                                                   "--set", "fragment=delta"});
+  EXPECT_EQ(values_of(delta_only, "structure"), (std::set<std::string>{"column-delta"}));
+}
+
+TEST(ColumnReconstruction, OptionsReachTheRun) {
+  if (program.empty()) GTEST_SKIP() << "this build has no braid-bench";
+  const std::vector<row> rows = bench("column-reconstruction", {"--size", "1MiB", "--keys", "50", "--group", "2,7",
+                                                               "--set", "columns=3,9", "--technique", "naive,elided,nested,flat"});
+  ASSERT_FALSE(rows.empty());
+  EXPECT_EQ(values_of(rows, "columns"), (std::set<std::string>{"3", "9"}));
+  EXPECT_EQ(values_of(rows, "ops"), (std::set<std::string>{"50"}));
+  EXPECT_EQ(values_of(rows, "group"), (std::set<std::string>{"1", "2", "7"}));
+  EXPECT_EQ(values_of(rows, "technique"), (std::set<std::string>{"naive", "elided", "nested", "flat"}));
+  std::map<std::string, std::set<std::string>> checksums;
+  for (const row& r : rows) {
+    checksums[r.at("columns")].insert(r.at("checksum"));
+    // rows = size / (columns * 8)
+    EXPECT_EQ(std::stoul(r.at("rows")), (std::size_t{1} << 20) / (std::stoul(r.at("columns")) * 8));
+    if (r.at("technique") == "naive") {
+      EXPECT_EQ(r.at("frame_bytes"), "0");
+    } else {
+      EXPECT_NE(r.at("frame_bytes"), "0");
+    }
+  }
+  for (const auto& [width, sums] : checksums) EXPECT_EQ(sums.size(), 1u) << width;
+  const std::vector<row> some = bench("column-reconstruction", {"--size", "256KiB", "--keys", "10", "--group", "4",
+                                                               "--set", "columns=5", "--technique", "flat"});
+  EXPECT_EQ(values_of(some, "technique"), (std::set<std::string>{"flat"}));
+}
+
+TEST(ColumnStoreExperiments, RefuseBadValues) {
+  if (program.empty()) GTEST_SKIP() << "this build has no braid-bench";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"column-in-predicate", "--set", "list=0"}, "list=0"},
+      {{"column-in-predicate", "--set", "list=x"}, "list=x"},
+      {{"column-in-predicate", "--set", "fragment=both2"}, "fragment=both2"},
+      {{"column-in-predicate", "--technique", "nested"}, "nested"},
+      {{"column-in-predicate", "--group", "0"}, "--group"},
+      {{"column-reconstruction", "--set", "columns=4,,5"}, "columns=4,,5"},
+      {{"column-reconstruction", "--set", "columns=0"}, "columns=0"},
+      {{"column-reconstruction", "--technique", "gp"}, "gp"},
+      {{"column-reconstruction", "--set", "list=5"}, "list"},
+  };
+  for (const auto& [arguments, expected] : cases) {
+    std::vector<std::string> command = {program, "run"};
+    command.insert(command.end(), arguments.begin(), arguments.end());
+    command.push_back("--quick");
+    const program_result result = run_program(command);
+    EXPECT_EQ(result.exit_status, 2) << arguments.back() << ": " << result.output;
+    EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 1) << result.output;
+    EXPECT_NE(result.output.find(expected), std::string::npos) << result.output;
+  }
+}
+
+}  // namespace
+}  // namespace braid::bench

@@ -1,0 +1,257 @@
+// The column-store table against a plain row-store reference: random schemas, data with
+// duplicates and extreme values, appends and merges in between, IN-predicates with every
+// locate technique, tuple reconstruction in every form; CSV loading and its errors.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "braid/column/table.hpp"
+
+namespace braid {
+namespace {
+
+// The reference: rows of values, queried by plain loops.
+struct row_store {
+  std::vector<std::vector<value>> rows;
+
+  [[nodiscard]] std::size_t count_in(std::size_t column, const std::vector<value>& list) const {
+    std::size_t count = 0;
+    for (const auto& row : rows) count += std::find(list.begin(), list.end(), row[column]) != list.end();
+    return count;
+  }
+  [[nodiscard]] std::optional<std::size_t> find(std::size_t column, value v) const {
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      if (rows[r][column] == v) return r;
+    }
+    return std::nullopt;
+  }
+};
+
+column_spec random_spec(std::mt19937_64& random, std::size_t index) {
+  column_spec spec;
+  spec.name = "c" + std::to_string(index);
+  switch (random() % 3) {
+    case 0: spec.type = column_type::int32; break;
+    case 1: spec.type = column_type::int64; break;
+    default:
+      spec.type = column_type::decimal;
+      spec.precision = 1 + static_cast<unsigned>(random() % 18);
+      spec.scale = static_cast<unsigned>(random() % (spec.precision + 1));
+  }
+  return spec;
+}
+
+// A value of the column's type: from a small pool (duplicates), or the type's extremes.
+value random_value(std::mt19937_64& random, const column_spec& spec, std::size_t pool) {
+  value low = INT64_MIN;
+  value high = INT64_MAX;
+  if (spec.type == column_type::int32) {
+    low = INT32_MIN;
+    high = INT32_MAX;
+  } else if (spec.type == column_type::decimal) {
+    high = 1;
+    for (unsigned i = 0; i < spec.precision; ++i) high *= 10;
+    high -= 1;
+    low = -high;
+  }
+  switch (random() % 10) {
+    case 0: return low;
+    case 1: return high;
+    default: return std::clamp<value>(static_cast<value>(random() % pool) - static_cast<value>(pool / 2), low, high);
+  }
+}
+
+std::vector<value> random_list(std::mt19937_64& random, const column_spec& spec, std::size_t pool) {
+  std::vector<value> list(random() % 4 == 0 ? 0 : random() % 40);
+  for (value& v : list) {
+    const auto kind = random() % 8;
+    if (kind == 0) v = INT64_MAX;                                   // outside an int32 / decimal
+    else if (kind == 1) v = static_cast<value>(pool) * 3 + 1;       // absent
+    else v = random_value(random, spec, pool);
+  }
+  if (!list.empty() && random() % 2 == 0) list.push_back(list.front());  // a repeat
+  return list;
+}
+
+constexpr technique main_techniques[] = {technique::naive, technique::gp,    technique::amac,    technique::coro,
+                                         technique::coro_nested, technique::fiber, technique::adaptive};
+constexpr technique delta_techniques[] = {technique::naive, technique::coro, technique::fiber, technique::adaptive};
+constexpr reconstruction reconstructions[] = {reconstruction::naive, reconstruction::nested, reconstruction::elided,
+                                              reconstruction::flat};
+
+void check_against_reference(std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  column_schema schema;
+  const std::size_t columns = 1 + random() % 6;
+  for (std::size_t c = 0; c < columns; ++c) schema.columns.push_back(random_spec(random, c));
+  schema.key = random() % columns;
+  table t(schema);
+  row_store reference;
+  const std::size_t pool = 1 + random() % 200;
+  const std::size_t batches = 1 + random() % 4;
+  for (std::size_t batch = 0; batch < batches; ++batch) {
+    const std::size_t rows = random() % 400;
+    std::vector<std::vector<value>> by_column(columns, std::vector<value>(rows));
+    for (std::size_t r = 0; r < rows; ++r) {
+      std::vector<value> row(columns);
+      for (std::size_t c = 0; c < columns; ++c) row[c] = by_column[c][r] = random_value(random, schema.columns[c], pool);
+      reference.rows.push_back(row);
+    }
+    t.append_columns(by_column);
+    if (random() % 2 == 0) t.merge();
+  }
+  ASSERT_EQ(t.size(), reference.rows.size());
+
+  for (std::size_t query = 0; query < 6; ++query) {
+    const std::size_t c = random() % columns;
+    const std::vector<value> list = random_list(random, schema.columns[c], pool);
+    const std::size_t expected = reference.count_in(c, list);
+    const std::size_t group = std::vector<std::size_t>{1, 3, 16, 1000}[random() % 4];
+    for (technique main : main_techniques) {
+      for (technique delta : delta_techniques) {
+        const in_predicate_result got = t.count_in(schema.columns[c].name, list, {main, delta, group});
+        ASSERT_EQ(got.total(), expected) << "seed " << seed << " main " << to_string(main) << " delta "
+                                         << to_string(delta) << " group " << group;
+      }
+    }
+  }
+  for (std::size_t query = 0; query < 10 && !reference.rows.empty(); ++query) {
+    const std::size_t row = random() % reference.rows.size();
+    const value key = query % 3 == 0 ? static_cast<value>(pool) * 3 + 1 : reference.rows[row][schema.key];
+    const auto expected_row = reference.find(schema.key, key);
+    ASSERT_EQ(t.find_key(key), expected_row);
+    for (reconstruction how : reconstructions) {
+      for (std::size_t group : {std::size_t{1}, std::size_t{2}, columns, columns + 5}) {
+        const auto got = t.select_by_key(key, how, group);
+        ASSERT_EQ(got.has_value(), expected_row.has_value());
+        if (got) {
+          ASSERT_EQ(*got, reference.rows[*expected_row]) << "seed " << seed << " " << to_string(how);
+        }
+        ASSERT_EQ(t.reconstruct(row, how, group), reference.rows[row]);
+      }
+    }
+  }
+}
+
+TEST(Table, AgreesWithARowStoreOnRandomSchemasAndQueries) {
+  for (std::uint64_t seed = 0; seed < 60; ++seed) check_against_reference(seed);
+}
+
+TEST(Table, ChecksArguments) {
+  table t(column_schema::parse("id:int64,q:int32"));
+  t.generate(10, 3, 1);
+  EXPECT_EQ(t.size(), 10u);
+  EXPECT_THROW((void)t.reconstruct(10, reconstruction::naive, 1), std::invalid_argument);
+  EXPECT_THROW((void)t.reconstruct(0, reconstruction::elided, 0), std::invalid_argument);
+  const std::vector<value> list{1};
+  EXPECT_THROW((void)t.count_in("q", list, {technique::naive, technique::naive, 0}), std::invalid_argument);
+  EXPECT_THROW((void)t.count_in("q", list, {technique::naive, technique::gp, 4}), std::invalid_argument);
+  EXPECT_THROW((void)t.count_in("q", list, {technique::naive, technique::amac, 4}), std::invalid_argument);
+  EXPECT_THROW((void)t.count_in("q", list, {technique::naive, technique::coro_nested, 4}), std::invalid_argument);
+  EXPECT_THROW((void)t.count_in("q", list, {technique::coro_nested, technique::naive, 0}), std::invalid_argument);
+  EXPECT_THROW((void)t.count_in("nope", list, {}), std::invalid_argument);
+  EXPECT_THROW(t.append_columns({{1}}), std::invalid_argument);
+  EXPECT_THROW(t.append_columns({{1, 2}, {3}}), std::invalid_argument);
+  EXPECT_THROW(t.append_columns({{1}, {value{INT32_MAX} + 1}}), std::invalid_argument);
+  EXPECT_EQ(t.size(), 10u);
+  EXPECT_EQ(t.at(1).size(), 10u);
+  EXPECT_THROW(t.generate(1, 0, 1), std::invalid_argument);
+  EXPECT_EQ(parse_reconstruction("elided"), reconstruction::elided);
+  EXPECT_THROW((void)parse_reconstruction("x"), std::invalid_argument);
+}
+
+TEST(Table, OverPrebuiltColumns) {
+  const column_schema schema = column_schema::parse("a:int32,b:int64");
+  std::vector<std::unique_ptr<column>> columns;
+  columns.push_back(make_column(schema.columns[0]));
+  columns.push_back(make_column(schema.columns[1]));
+  const std::vector<value> values{4, 5};
+  columns[0]->append(values);
+  columns[1]->append(values);
+  const table t(schema, std::move(columns));
+  EXPECT_EQ(t.reconstruct(1, reconstruction::elided, 2), (std::vector<value>{5, 5}));
+  std::vector<std::unique_ptr<column>> wrong;
+  wrong.push_back(make_column(schema.columns[1]));
+  wrong.push_back(make_column(schema.columns[1]));
+  EXPECT_THROW(table(schema, std::move(wrong)), std::invalid_argument);
+  std::vector<std::unique_ptr<column>> ragged;
+  ragged.push_back(make_column(schema.columns[0]));
+  ragged.push_back(make_column(schema.columns[1]));
+  ragged[0]->append(values);
+  EXPECT_THROW(table(schema, std::move(ragged)), std::invalid_argument);
+}
+
+TEST(Table, GeneratedKeysAreUniqueAndFindable) {
+  table t(column_schema::parse("a:int32,id:int64,p:decimal(9,3)", "id"));
+  t.generate(500, 7, 3);
+  t.merge();
+  t.generate(100, 7, 4);
+  for (value key : {0, 250, 499, 500, 599}) {
+    const auto row = t.find_key(key);
+    ASSERT_TRUE(row);
+    EXPECT_EQ(*row, static_cast<std::size_t>(key));
+  }
+  EXPECT_FALSE(t.find_key(600));
+  EXPECT_LE(t["a"].main_dictionary_size(), 7u);
+}
+
+TEST(Csv, LoadsRowsInAnyColumnOrder) {
+  table t(column_schema::parse("id:int64,qty:int32,price:decimal(6,2)", "id"));
+  std::istringstream in("price,id,qty\r\n1.5,10,-3\n0,11,7\n-9999.99,12,0\n");
+  t.load_csv(in, "orders.csv");
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_EQ(t.reconstruct(0, reconstruction::naive, 1), (std::vector<value>{10, -3, 150}));
+  EXPECT_EQ(t.reconstruct(2, reconstruction::flat, 2), (std::vector<value>{12, 0, -999999}));
+  std::istringstream header_only("id,qty,price\n");
+  t.load_csv(header_only, "empty.csv");
+  EXPECT_EQ(t.size(), 3u);
+}
+
+TEST(Csv, AMalformedRowNamesItsLineAndLoadsNothing) {
+  const column_schema schema = column_schema::parse("id:int64,qty:int32,price:decimal(6,2)", "id");
+  struct bad_case {
+    const char* text;
+    std::size_t line;
+    const char* says;
+  };
+  const bad_case cases[] = {
+      {"", 1, "no header"},
+      {"id,qty\n", 1, "lacks column 'price'"},
+      {"id,qty,price,extra\n", 1, "'extra'"},
+      {"id,qty,qty\n", 1, "twice"},
+      {"id,qty,price\n1,2,3\n4,5\n", 3, "2 fields"},
+      {"id,qty,price\n1,2,3\n4,5,6,7\n", 3, "4 fields"},
+      {"id,qty,price\n1,2,3\n\n", 3, "1 fields"},
+      {"id,qty,price\n1,2,3\n4,x,6\n", 3, "'x'"},
+      {"id,qty,price\n1,2,3\n4,5,6.123\n", 3, "fraction digits"},
+      {"id,qty,price\n1,2,3\n4,5,6\n7,3000000000,1\n", 4, "out of range"},
+      {"id,qty,price\n1,2,10000\n", 2, "precision"},
+      {"id,qty,price\n1,,3\n", 2, "qty"},
+  };
+  for (const bad_case& c : cases) {
+    table t(schema);
+    t.generate(5, 2, 1);
+    std::istringstream in(c.text);
+    try {
+      t.load_csv(in, "data.csv");
+      ADD_FAILURE() << "no error for: " << c.text;
+    } catch (const csv_error& e) {
+      const std::string message = e.what();
+      EXPECT_EQ(e.line(), c.line) << message;
+      EXPECT_TRUE(message.starts_with("data.csv:" + std::to_string(c.line) + ": ")) << message;
+      EXPECT_NE(message.find(c.says), std::string::npos) << message;
+    }
+    EXPECT_EQ(t.size(), 5u) << c.text;
+    for (std::size_t col = 0; col < t.column_count(); ++col) EXPECT_EQ(t.at(col).size(), 5u);
+  }
+  table t(schema);
+  EXPECT_THROW(t.load_csv_file("/nonexistent/braid/column.csv"), csv_error);
+}
+
+}  // namespace
+}  // namespace braid
