@@ -516,7 +516,7 @@ class emitter {
   // loops: enclosing loops; breakable: loops + switches; in_yielding_switch: a Continue there
   // would leave the lowered switch, not continue the loop.
   void check_body(const nodes& body, int loops, int breakable, bool in_yielding_switch) {
-    static const std::regex suspension(R"(\b(Yield|co_await|co_yield|co_return)\b|\bcase\b[^:]*:)");
+    static const std::regex suspension(R"(\b(Yield|co_await|co_yield|co_return|return)\b|\bcase\b[^:]*:)");
     for (const node& n : body) {
       if (n.kind == kind::invalid) throw error(n.where, n.text);
       if (n.open && n.kind != kind::switch_) {
@@ -526,8 +526,8 @@ class emitter {
       for (const std::string* text : {&n.text, &n.target}) {
         if (n.target == "comment") break;
         if (std::regex_search(*text, suspension)) {
-          throw error(n.where, "a suspension (Yield, co_await, co_yield or a case label) inside opaque text: '" +
-                                   trim(*text) + "'; write it as a Yield statement of the kernel");
+          throw error(n.where, "a suspension or return (Yield, co_await, co_yield, return or a case label) inside opaque text: '" +
+                                   trim(*text) + "'; write it as a Yield or Return statement of the kernel");
         }
       }
       opaque_.push_back(&n);
@@ -673,6 +673,7 @@ class emitter {
           break;
         case kind::yield:
           if (machine) suspend(out, depth, state_of_.at(&n), m);
+          if (machine && &n == &body.back()) line(out, depth, ";  // a label needs a statement after it");
           break;
         case kind::load:
           if (machine) {

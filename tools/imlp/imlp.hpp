@@ -32,7 +32,7 @@
 //
 // A malformed kernel is rejected by generate() with an imlp::error naming the kernel file and
 // line: a name declared twice, a local of an opaque statement used after a Yield, a Yield
-// (or co_await / co_yield / a case label) written inside opaque text, an Assign / Load / Store /
+// (or co_await / co_yield / return / a case label) written inside opaque text, an Assign / Load / Store /
 // Variable target that is no Arg or Variable, Break / Continue outside a loop, a Then / Else /
 // Do / Case without its If / While / Switch, a non-void kernel that can run off its end, a
 // Yield name used twice or a Continue inside a Switch that yields.
