@@ -854,6 +854,43 @@ class emitter {
     return list;
   }
 
+  // The contexts of W coroutines: `soa` (a column per field) or `aos` (a struct per context),
+  // with one accessor per field either way.
+  void layout(std::ostringstream& out, const std::vector<declaration>& fields, bool soa) {
+    const std::string field = soa ? "[W]{};" : "{};";
+    const auto access = [soa](const std::string& name) {
+      return soa ? "columns." + name + "[i]" : "contexts[i]." + name;
+    };
+    line(out, 1, soa ? "// W contexts as a struct of arrays." : "// W contexts as an array of structs.");
+    line(out, 1, "template <std::size_t W>");
+    line(out, 1, soa ? "struct soa {" : "struct aos {");
+    line(out, 2, "static constexpr std::size_t width = W;");
+    line(out, 2, soa ? "struct columns_type {" : "struct context {");
+    for (const auto& f : fields) line(out, 3, f.type + " " + f.name + field);
+    if (has_result()) line(out, 3, "result_type result" + field);
+    line(out, 3, soa ? "state at[W]{};" : "state at = state::finished;");
+    line(out, 2, soa ? "} columns;" : "};");
+    if (!soa) line(out, 2, "context contexts[W];");
+    for (const auto& f : fields) {
+      line(out, 2, f.type + "& " + f.name + "(std::size_t i) noexcept { return " + access(f.name) + "; }");
+    }
+    if (has_result()) line(out, 2, "result_type& result(std::size_t i) noexcept { return " + access("result") + "; }");
+    line(out, 2, "state& at(std::size_t i) noexcept { return " + access("at") + "; }");
+    line(out, 1, "};");
+  }
+
+  // One of the step functions: `head` is its template head, `name` its name.
+  void step_function(std::ostringstream& out, const std::string& comment, const std::string& head,
+                     const std::string& name, mode m) {
+    line(out, 1, comment);
+    line(out, 1, head);
+    line(out, 1, "static bool " + name +
+                     "(Slots& imlp_slots, std::size_t imlp_i, [[maybe_unused]] const shared_args& imlp_shared) {");
+    references(out, 2);
+    machine(out, m);
+    line(out, 1, "}");
+  }
+
   std::string header() {
     std::ostringstream out;
     const std::string file = relative(c_.where_.file);
@@ -884,33 +921,8 @@ class emitter {
 
     // Layouts.
     const auto fields = context_fields();
-    line(out, 1, "// W contexts as an array of structs.");
-    line(out, 1, "template <std::size_t W>");
-    line(out, 1, "struct aos {");
-    line(out, 2, "static constexpr std::size_t width = W;");
-    line(out, 2, "struct context {");
-    for (const auto& f : fields) line(out, 3, f.type + " " + f.name + "{};");
-    if (has_result()) line(out, 3, "result_type result{};");
-    line(out, 3, "state at = state::finished;");
-    line(out, 2, "};");
-    line(out, 2, "context contexts[W];");
-    for (const auto& f : fields) line(out, 2, f.type + "& " + f.name + "(std::size_t i) noexcept { return contexts[i]." + f.name + "; }");
-    if (has_result()) line(out, 2, "result_type& result(std::size_t i) noexcept { return contexts[i].result; }");
-    line(out, 2, "state& at(std::size_t i) noexcept { return contexts[i].at; }");
-    line(out, 1, "};");
-    line(out, 1, "// W contexts as a struct of arrays.");
-    line(out, 1, "template <std::size_t W>");
-    line(out, 1, "struct soa {");
-    line(out, 2, "static constexpr std::size_t width = W;");
-    line(out, 2, "struct columns_type {");
-    for (const auto& f : fields) line(out, 3, f.type + " " + f.name + "[W]{};");
-    if (has_result()) line(out, 3, "result_type result[W]{};");
-    line(out, 3, "state at[W]{};");
-    line(out, 2, "} columns;");
-    for (const auto& f : fields) line(out, 2, f.type + "& " + f.name + "(std::size_t i) noexcept { return columns." + f.name + "[i]; }");
-    if (has_result()) line(out, 2, "result_type& result(std::size_t i) noexcept { return columns.result[i]; }");
-    line(out, 2, "state& at(std::size_t i) noexcept { return columns.at[i]; }");
-    line(out, 1, "};");
+    layout(out, fields, false);
+    layout(out, fields, true);
     out << '\n';
 
     // Plain routine.
@@ -941,31 +953,17 @@ class emitter {
     line(out, 1, "}");
     out << '\n';
 
-    line(out, 1, "// One step of context i: runs to its next Yield (false) or to its end (true).");
-    line(out, 1, "template <class Slots>");
-    line(out, 1, "static bool step(Slots& imlp_slots, std::size_t imlp_i, [[maybe_unused]] const shared_args& imlp_shared) {");
-    references(out, 2);
-    machine(out, mode::switch_dispatch);
-    line(out, 1, "}");
+    step_function(out, "// One step of context i: runs to its next Yield (false) or to its end (true).",
+                  "template <class Slots>", "step", mode::switch_dispatch);
     out << '\n';
-
-    line(out, 1, "// The same step, dispatched by computed goto.");
     out << "#if defined(__clang__)\n#pragma clang diagnostic push\n#pragma clang diagnostic ignored \"-Wgnu-label-as-value\"\n"
            "#pragma clang diagnostic ignored \"-Wpedantic\"\n#elif defined(__GNUC__)\n#pragma GCC diagnostic push\n"
            "#pragma GCC diagnostic ignored \"-Wpedantic\"\n#endif\n";
-    line(out, 1, "template <class Slots>");
-    line(out, 1, "static bool step_goto(Slots& imlp_slots, std::size_t imlp_i, [[maybe_unused]] const shared_args& imlp_shared) {");
-    references(out, 2);
-    machine(out, mode::goto_dispatch);
-    line(out, 1, "}");
+    step_function(out, "// The same step, dispatched by computed goto.", "template <class Slots>", "step_goto",
+                  mode::goto_dispatch);
     out << "#if defined(__clang__)\n#pragma clang diagnostic pop\n#elif defined(__GNUC__)\n#pragma GCC diagnostic pop\n#endif\n\n";
-
-    line(out, 1, "// The step of a context known to be in state Stage: no dispatch.");
-    line(out, 1, "template <state Stage, class Slots>");
-    line(out, 1, "static bool step_at(Slots& imlp_slots, std::size_t imlp_i, [[maybe_unused]] const shared_args& imlp_shared) {");
-    references(out, 2);
-    machine(out, mode::at_stage);
-    line(out, 1, "}");
+    step_function(out, "// The step of a context known to be in state Stage: no dispatch.",
+                  "template <state Stage, class Slots>", "step_at", mode::at_stage);
     out << '\n';
 
     line(out, 1, "// One round over contexts [0, active): a for loop per stage; done(i) when context i finishes.");

@@ -8,8 +8,8 @@
 //                   [&](std::size_t task, auto& slots, std::size_t slot) { out[task] = slots.result(slot); });
 //
 // Schedules (all pull tasks 0..count-1 through `start`, and hand each result to `finish` as the
-// task completes, so results come out of order; imlp_push_scheduler pushes and drains in order
-// or out of order):
+// task completes, so results come out of order; imlp_push_scheduler below takes pushed tasks
+// and drains their results in order or out of order):
 //   dynamic       dynamic refill (AMAC-like): a finished context takes the next task at once;
 //                 Kernel::step (switch) or Kernel::step_goto (computed goto) per context
 //   static_batch  group prefetching: `group` tasks start together and advance a stage per round
@@ -25,6 +25,9 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <map>
+#include <string>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 
@@ -57,6 +60,22 @@ bool imlp_step(Slots& slots, std::size_t slot, const typename Kernel::shared_arg
   }
 }
 
+// How many contexts run: the group, at most Width and at most the tasks.
+template <std::size_t Width>
+std::size_t imlp_active(std::size_t group, std::size_t count) noexcept {
+  return std::min({std::max<std::size_t>(group, 1), count, Width});
+}
+
+// Starts tasks 0 .. active-1 in contexts 0 .. active-1; returns the next task.
+template <class Slots, class Start>
+std::size_t imlp_fill(Slots& slots, std::size_t active, std::size_t* task_of, Start& start) {
+  for (std::size_t slot = 0; slot < active; ++slot) {
+    start(slots, slot, slot);
+    task_of[slot] = slot;
+  }
+  return active;
+}
+
 }  // namespace detail
 
 // Dynamic refill: `active` contexts; a finished one delivers its result and takes the next
@@ -69,14 +88,9 @@ void imlp_run_dynamic(const typename Kernel::shared_args& shared, std::size_t co
   static_assert(Width >= 1);
   if (count == 0) return;
   detail::imlp_slots_t<Kernel, Layout, Width> slots{};
-  const std::size_t active = std::min({std::max<std::size_t>(group, 1), count, Width});
   std::size_t task_of[Width];
-  std::size_t next = 0;
-  std::size_t live = 0;
-  for (; live < active; ++live) {
-    start(slots, live, next);
-    task_of[live] = next++;
-  }
+  std::size_t live = detail::imlp_active<Width>(group, count);
+  std::size_t next = detail::imlp_fill(slots, live, task_of, start);
   while (live > 0) {
     for (std::size_t slot = 0; slot < live;) {
       if (!detail::imlp_step<Kernel, Dispatch>(slots, slot, shared)) {
@@ -108,7 +122,7 @@ void imlp_run_static(const typename Kernel::shared_args& shared, std::size_t cou
   static_assert(Width >= 1);
   if (count == 0) return;
   detail::imlp_slots_t<Kernel, Layout, Width> slots{};
-  const std::size_t active = std::min({std::max<std::size_t>(group, 1), count, Width});
+  const std::size_t active = detail::imlp_active<Width>(group, count);
   for (std::size_t base = 0; base < count; base += active) {
     const std::size_t width = std::min(active, count - base);
     for (std::size_t slot = 0; slot < width; ++slot) start(slots, slot, base + slot);
@@ -130,13 +144,9 @@ void imlp_run_hybrid(const typename Kernel::shared_args& shared, std::size_t cou
   static_assert(Width >= 1);
   if (count == 0) return;
   detail::imlp_slots_t<Kernel, Layout, Width> slots{};
-  const std::size_t active = std::min({std::max<std::size_t>(group, 1), count, Width});
   std::size_t task_of[Width];
-  std::size_t next = 0;
-  for (std::size_t slot = 0; slot < active; ++slot) {
-    start(slots, slot, next);
-    task_of[slot] = next++;
-  }
+  const std::size_t active = detail::imlp_active<Width>(group, count);
+  std::size_t next = detail::imlp_fill(slots, active, task_of, start);
   std::size_t live = active;
   while (live > 0) {
     Kernel::super_step_hybrid(slots, active, shared, [&](std::size_t slot) {
@@ -182,5 +192,106 @@ void imlp_map(imlp_schedule schedule, const typename Kernel::shared_args& shared
     imlp_run<Kernel, 128, Layout, Dispatch>(schedule, shared, inputs.size(), group, start, finish);
   }
 }
+
+// Push-style scheduler: tasks are pushed one at a time (a ticket each) and run `group` at a
+// time by dynamic refill; results are drained in ticket order or as they finish.
+//   push(args...)               starts a task; when all contexts are busy it first runs rounds
+//                               until one finishes (that result waits for a drain)
+//   drain_out_of_order(f)       runs every task to its end, f(ticket, result) as each finishes
+//   drain_in_order(f)           the same, f called in ticket order (a finished task waits for
+//                               the tasks pushed before it)
+//   drain_until(ticket)         runs until that task has finished and returns its result; the
+//                               others stay for later drains. Throws std::invalid_argument for
+//                               a ticket never pushed or already drained.
+// Not thread-safe: one scheduler per thread, as every IMLP context stays on its thread.
+template <class Kernel, std::size_t Width, imlp_layout Layout = imlp_layout::soa,
+          imlp_dispatch Dispatch = imlp_dispatch::switch_table>
+class imlp_push_scheduler {
+ public:
+  using result_type = typename Kernel::result_type;
+  using ticket = std::size_t;
+  static_assert(Width >= 1);
+
+  // Throws std::invalid_argument for a group of 0; a group above Width runs Width.
+  explicit imlp_push_scheduler(const typename Kernel::shared_args& shared, std::size_t group = Width)
+      : shared_(shared), active_(std::min(group, Width)) {
+    if (group == 0) throw std::invalid_argument("imlp_push_scheduler: group must be at least 1");
+  }
+
+  template <class... Args>
+  ticket push(Args&&... args) {
+    while (live_ == active_) round();
+    Kernel::start(slots_, live_, std::forward<Args>(args)...);
+    task_of_[live_++] = next_ticket_;
+    return next_ticket_++;
+  }
+
+  [[nodiscard]] std::size_t in_flight() const noexcept { return live_; }
+  [[nodiscard]] std::size_t waiting() const noexcept { return finished_.size(); }
+
+  template <class F>
+  void drain_out_of_order(F&& f) {
+    for (;;) {
+      for (auto& [done, result] : finished_) f(done, std::move(result));
+      finished_.clear();
+      if (live_ == 0) return;
+      round();
+    }
+  }
+
+  template <class F>
+  void drain_in_order(F&& f) {
+    for (;;) {
+      // Every task before the oldest one still running has finished: deliver those.
+      ticket oldest_running = next_ticket_;
+      for (std::size_t slot = 0; slot < live_; ++slot) oldest_running = std::min(oldest_running, task_of_[slot]);
+      auto end = finished_.lower_bound(oldest_running);
+      for (auto it = finished_.begin(); it != end; ++it) f(it->first, std::move(it->second));
+      finished_.erase(finished_.begin(), end);
+      if (live_ == 0) return;
+      round();
+    }
+  }
+
+  result_type drain_until(ticket wanted) {
+    for (;;) {
+      if (auto it = finished_.find(wanted); it != finished_.end()) {
+        result_type result = std::move(it->second);
+        finished_.erase(it);
+        return result;
+      }
+      if (std::find(task_of_, task_of_ + live_, wanted) == task_of_ + live_) {
+        throw std::invalid_argument("imlp_push_scheduler::drain_until: ticket " + std::to_string(wanted) +
+                                    " is not pushed or already drained");
+      }
+      round();
+    }
+  }
+
+ private:
+  // One step of every running task; a finished one leaves its result in finished_ and the
+  // last running task takes its context.
+  void round() {
+    for (std::size_t slot = 0; slot < live_;) {
+      if (!detail::imlp_step<Kernel, Dispatch>(slots_, slot, shared_)) {
+        ++slot;
+        continue;
+      }
+      finished_.emplace(task_of_[slot], std::move(slots_.result(slot)));
+      if (slot != --live_) {
+        Kernel::move_slot(slots_, live_, slot);
+        task_of_[slot] = task_of_[live_];
+      }
+    }
+  }
+
+  typename Kernel::shared_args shared_;
+  std::size_t active_;
+  detail::imlp_slots_t<Kernel, Layout, Width> slots_{};
+  ticket task_of_[Width]{};
+  std::size_t live_ = 0;
+  ticket next_ticket_ = 0;
+  std::map<ticket, result_type> finished_;
+};
 
 }  // namespace braid

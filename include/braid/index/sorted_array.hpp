@@ -271,16 +271,16 @@ class sorted_array : public detail::multi_find_member<sorted_array<Key>, Key, st
   void find_imlp(std::span<const Key> keys, std::span<result_type> out, std::size_t group,
                  imlp_schedule schedule) const {
     detail::check_batch_arguments(keys.size(), out.size(), group, "sorted_array::find_imlp");
-    using kernel = imlp_kernels::sorted_array_find<Hint, Key>;
-    imlp_map<kernel, Layout, Dispatch>(schedule, {keys_.data(), size_, keys_per_line}, keys, out, group);
+    imlp_map<imlp_kernels::sorted_array_find<Hint, Key>, Layout, Dispatch>(
+        schedule, {keys_.data(), size_, keys_per_line}, keys, out, group);
   }
   template <prefetch_hint Hint, imlp_layout Layout = imlp_layout::soa,
             imlp_dispatch Dispatch = imlp_dispatch::switch_table>
   void find_imlp_branchy(std::span<const Key> keys, std::span<result_type> out, std::size_t group,
                          imlp_schedule schedule) const {
     detail::check_batch_arguments(keys.size(), out.size(), group, "sorted_array::find_imlp_branchy");
-    using kernel = imlp_kernels::sorted_array_find_branchy<Hint, Key>;
-    imlp_map<kernel, Layout, Dispatch>(schedule, {keys_.data(), size_}, keys, out, group);
+    imlp_map<imlp_kernels::sorted_array_find_branchy<Hint, Key>, Layout, Dispatch>(schedule, {keys_.data(), size_},
+                                                                                   keys, out, group);
   }
 
  private:

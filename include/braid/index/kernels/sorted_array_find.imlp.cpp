@@ -31,8 +31,8 @@ BRAID_IMLP_KERNEL(sorted_array_find) {
                     Prefetch("keys + low + remaining").  // may be one past the end: never faults
                     Assign("level", "size").             // the last lines: no more Yields
                     Yield("in_last_lines")).
-                Stmt("const std::size_t half = remaining / 2;"
-                     "low = keys[low + half] < key ? low + half : low;"
+                Stmt("const std::size_t half = remaining / 2;\n"
+                     "low = keys[low + half] < key ? low + half : low;\n"
                      "remaining -= half;").
                 Assign("level", "level + 1")).
             Assign("low", "low + (keys[low] < key ? 1 : 0)").  // the lower bound
