@@ -8,6 +8,8 @@
 // fraction (cache lines fetched per lookup over the machine's best line rate), and for the
 // coroutine the frame-pool bytes one lookup in flight holds. Peers: std::map and
 // absl::btree_map on the same keys.
+#include <algorithm>
+
 #include "braid/index/binary_search_tree.hpp"
 #include "figures.hpp"
 #include "headline.hpp"
@@ -22,7 +24,8 @@ using namespace ordered;
 const std::vector<std::string> interleaved_names = {"gp",           "amac",        "coro",       "coro-nta",
                                                      "fiber",        "imlp-dynamic", "imlp-static", "imlp-hybrid"};
 // The generated lookup in the layouts and dispatches multi_find does not choose (it runs SoA
-// contexts dispatched by a switch): Cimple's B8 comparison.
+// contexts dispatched by a switch): Cimple's B8 comparison. Ablations: they run only when
+// --technique names them.
 const std::vector<std::string> imlp_variant_names = {"imlp-dynamic-aos", "imlp-dynamic-goto", "imlp-static-aos"};
 
 void add_imlp_variants(std::vector<variant>& variants, const run_context& context, const tree_type& tree,
@@ -31,7 +34,8 @@ void add_imlp_variants(std::vector<variant>& variants, const run_context& contex
   constexpr prefetch_hint hint = tree_type::default_prefetch_hint;
   for (std::size_t group : groups) {
     for (const std::string& name : imlp_variant_names) {
-      if (!context.selected(name)) continue;
+      const auto& given = context.given().techniques;
+      if (std::find(given.begin(), given.end(), name) == given.end()) continue;
       std::function<void(out_span)> fill;
       if (name == "imlp-dynamic-aos") {
         fill = [&tree, lookups, group](out_span out) {

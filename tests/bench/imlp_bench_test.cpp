@@ -1,7 +1,8 @@
 // braid-bench's bst experiment with the generated IMLP lookups: every imlp technique it names
 // (the multi_find techniques and the layout / dispatch variants) reaches a row of its own at
 // every group asked for, checked against the plain lookup's checksum by the harness; an
-// unknown imlp name is refused with exit status 2. Skipped in builds without the program.
+// unknown imlp name is refused with exit status 2; the layout and dispatch ablations run only
+// when named. Skipped in builds without the program.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -65,6 +66,16 @@ TEST(ImlpBench, EveryImlpTechniqueOfBstRunsAtEveryGroup) {
     }
   }
   EXPECT_EQ(rows.count({"coro", "3"}), 0u) << "a technique not asked for ran";
+}
+
+TEST(ImlpBench, LayoutAndDispatchAblationsRunOnlyWhenNamed) {
+  if (program.empty()) GTEST_SKIP() << "this build has no braid-bench";
+  const program_result result = run_program({program, "run", "bst", "--size", "256KiB", "--group", "4", "--repetitions",
+                                             "1", "--pages", "4k", "--format", "csv"});
+  ASSERT_EQ(result.exit_status, 0) << result.output;
+  const auto rows = technique_groups(result.output);
+  EXPECT_EQ(rows.count({"imlp-dynamic", "4"}), 1u) << result.output;
+  EXPECT_EQ(rows.count({"imlp-dynamic-aos", "4"}), 0u) << result.output;
 }
 
 TEST(ImlpBench, UnknownImlpVariantIsRefused) {
