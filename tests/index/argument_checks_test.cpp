@@ -186,13 +186,15 @@ TEST(ArgumentChecks, EachStructureRefusesTheTechniquesItDoesNotHave) {
   for (std::string_view name : names) trie.put(name, 1);
   const std::string all_flat = "naive,gp,amac,coro,fiber,adaptive";
   expect_techniques<decltype(chained), std::uint32_t, decltype(chained)::result_type>(chained, keys32, "chained_hash_table", all_flat);
-  expect_techniques<decltype(probing), std::uint64_t, decltype(probing)::result_type>(probing, keys64, "linear_probing_table", all_flat);
-  expect_techniques<decltype(array), std::uint64_t, decltype(array)::result_type>(array, keys64, "sorted_array", all_flat);
+  expect_techniques<decltype(probing), std::uint64_t, decltype(probing)::result_type>(probing, keys64, "linear_probing_table", all_flat + ",imlp-dynamic,imlp-static,imlp-hybrid");
+  expect_techniques<decltype(array), std::uint64_t, decltype(array)::result_type>(array, keys64, "sorted_array", all_flat + ",imlp-dynamic,imlp-static,imlp-hybrid");
   expect_techniques<decltype(eytzinger), std::uint64_t, decltype(eytzinger)::result_type>(eytzinger, keys64, "eytzinger_array", all_flat);
-  expect_techniques<decltype(bst), std::uint64_t, optional64>(bst, keys64, "binary_search_tree", all_flat);
+  expect_techniques<decltype(bst), std::uint64_t, optional64>(bst, keys64, "binary_search_tree",
+                                                              all_flat + ",imlp-dynamic,imlp-static,imlp-hybrid");
   expect_techniques<decltype(csb), std::uint64_t, optional64>(csb, keys64, "csb_plus_tree", all_flat);
   expect_techniques<decltype(bplus), std::uint64_t, optional64>(bplus, keys64, "bplus_tree", "naive,coro,coro_nested,fiber,adaptive");
-  expect_techniques<decltype(skip), std::uint64_t, optional64>(skip, keys64, "skip_list", "naive,coro,fiber,adaptive");
+  expect_techniques<decltype(skip), std::uint64_t, optional64>(skip, keys64, "skip_list",
+                                                               "naive,coro,fiber,adaptive,imlp-dynamic,imlp-static,imlp-hybrid");
   expect_techniques<decltype(bw), std::uint64_t, optional64>(bw, keys64, "bw_tree", "naive,gp,amac,coro,adaptive");
   expect_techniques<decltype(trie), std::string_view, optional64>(trie, names, "masstree", "naive,coro,coro_nested,adaptive");
 }

@@ -17,8 +17,9 @@ namespace {
 
 using tree = binary_search_tree<std::uint64_t, std::uint64_t>;
 
-const std::vector<technique> all_techniques = {technique::naive, technique::gp, technique::amac, technique::coro,
-                                               technique::fiber, technique::adaptive};
+const std::vector<technique> all_techniques = {technique::naive,        technique::gp,          technique::amac,
+                                               technique::coro,         technique::fiber,       technique::adaptive,
+                                               technique::imlp_dynamic, technique::imlp_static, technique::imlp_hybrid};
 
 // `seed`: what the shared checks give a build (a skip list draws its towers from it); a tree
 // has no random parts.
@@ -55,6 +56,45 @@ TEST(BinarySearchTree, NonTemporalHintGivesTheSameResults) {
     std::vector<std::optional<std::uint64_t>> got(keys.size());
     t.multi_find<prefetch_hint::nta>(keys, std::span(got), how, 16);
     ASSERT_EQ(got, expected) << to_string(how);
+  }
+}
+
+// The generated lookup under every schedule, layout and dispatch, against the plain lookup and
+// the kernel's own plain routine, for groups 1 .. larger than the input and the 128-wide cap.
+TEST(BinarySearchTree, GeneratedLookupAgreesInEveryLayoutAndDispatch) {
+  using kernel = imlp_kernels::binary_search_tree_find<prefetch_hint::t0, tree::node, std::uint64_t, std::uint64_t>;
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    SCOPED_TRACE(seed_label(seed));
+    std::mt19937_64 random(seed);
+    oracle_map oracle;
+    const tree t = build_tree(random_keys(seed == 1 ? 0 : 50 + random() % 900, 4000, random), oracle);
+    auto keys = lookup_mix(oracle, 300, 4000, random);
+    keys.push_back(0);
+    keys.push_back(~std::uint64_t{0});
+    const auto expected = expected_lookups(oracle, keys);
+    for (std::size_t group : {std::size_t{1}, std::size_t{3}, std::size_t{16}, std::size_t{17}, std::size_t{48},
+                              std::size_t{200}, keys.size() + 5}) {
+      for (imlp_schedule schedule : {imlp_schedule::dynamic, imlp_schedule::static_batch, imlp_schedule::hybrid}) {
+        SCOPED_TRACE(std::string(to_string(schedule)) + " group " + std::to_string(group));
+        std::vector<std::optional<std::uint64_t>> got(keys.size());
+        t.find_imlp<prefetch_hint::t0, imlp_layout::soa, imlp_dispatch::switch_table>(keys, got, group, schedule);
+        ASSERT_EQ(got, expected) << "soa switch";
+        got.assign(keys.size(), std::nullopt);
+        t.find_imlp<prefetch_hint::t0, imlp_layout::aos, imlp_dispatch::switch_table>(keys, got, group, schedule);
+        ASSERT_EQ(got, expected) << "aos switch";
+        got.assign(keys.size(), std::nullopt);
+        t.find_imlp<prefetch_hint::t0, imlp_layout::aos, imlp_dispatch::computed_goto>(keys, got, group, schedule);
+        ASSERT_EQ(got, expected) << "aos goto";
+        got.assign(keys.size(), std::nullopt);
+        t.find_imlp<prefetch_hint::nta, imlp_layout::soa, imlp_dispatch::computed_goto>(keys, got, group, schedule);
+        ASSERT_EQ(got, expected) << "soa goto";
+      }
+    }
+    const tree::node* root = nullptr;
+    t.for_each_node_preorder([&](const tree::node& n, std::size_t depth) {
+      if (depth == 1) root = &n;
+    });
+    for (std::size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(kernel::plain({root}, keys[i]), expected[i]) << keys[i];
   }
 }
 

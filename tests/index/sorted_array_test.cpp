@@ -66,6 +66,29 @@ TEST(SortedArray, RejectsBadArguments) {
 
 // For one seed: arrays of 0, 1, 2, 3 and a random number of keys; batches of every length
 // with hits, misses (between keys, below the first, above the last) and repeated keys.
+// The generated searches beyond multi_find's (SoA, switch, branch-free): the branchy kernel,
+// the AoS layout and computed-goto dispatch, under every schedule.
+template <class Key>
+void expect_generated_variants_agree(const sorted_array<Key>& array, const std::vector<Key>& keys,
+                                     const std::vector<result>& expected, const std::string& context) {
+  for (std::size_t group : {std::size_t{1}, std::size_t{5}, std::size_t{48}}) {
+    for (imlp_schedule schedule : {imlp_schedule::dynamic, imlp_schedule::static_batch, imlp_schedule::hybrid}) {
+      const std::string where = context + ", " + to_string(schedule) + ", group " + std::to_string(group);
+      std::vector<result> out(keys.size(), result{12345});
+      array.template find_imlp_branchy<prefetch_hint::t0>(keys, out, group, schedule);
+      ASSERT_EQ(out, expected) << where << ": branchy";
+      out.assign(keys.size(), result{12345});
+      array.template find_imlp<prefetch_hint::t0, imlp_layout::aos, imlp_dispatch::computed_goto>(keys, out, group,
+                                                                                                    schedule);
+      ASSERT_EQ(out, expected) << where << ": aos goto";
+      out.assign(keys.size(), result{12345});
+      array.template find_imlp_branchy<prefetch_hint::nta, imlp_layout::aos, imlp_dispatch::computed_goto>(
+          keys, out, group, schedule);
+      ASSERT_EQ(out, expected) << where << ": branchy aos goto";
+    }
+  }
+}
+
 template <class Key, class MakeKey>
 void check_against_lower_bound(std::uint64_t seed, MakeKey make_key, Key below_all, Key above_all) {
   std::mt19937_64 random(seed);
@@ -101,6 +124,7 @@ void check_against_lower_bound(std::uint64_t seed, MakeKey make_key, Key below_a
           ASSERT_EQ(array.find_branchy(key), expected.back()) << context << ": branchy search";
         }
         testing::expect_batch_agrees(array, keys, expected, result{12345}, context, hit_share);
+        if (hit_share == 0.5) expect_generated_variants_agree(array, keys, expected, context);
       }
     }
   }

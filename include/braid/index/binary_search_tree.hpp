@@ -30,6 +30,8 @@
 //   find_on_fiber<Hint>(ctx, k)  the plain descent yielding on a fiber at each node
 //   find_group_prefetching, find_amac   the hand-written comparators (Cimple's static and
 //                                dynamic schedules)
+//   find_imlp<Hint>(keys, out, group, schedule)   the same lookup generated from the kernel
+//                                description kernels/binary_search_tree_find.imlp.cpp
 //   multi_find(keys, out, technique, group)
 //
 // Not thread-safe for writers; any number of concurrent readers is fine.
@@ -52,12 +54,14 @@
 #include "braid/core/fetch.hpp"
 #include "braid/core/fiber.hpp"
 #include "braid/core/huge_buffer.hpp"
+#include "braid/core/imlp_scheduler.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
 #include "braid/index/detail/build_arguments.hpp"
 #include "braid/index/detail/loads.hpp"
 #include "braid/index/detail/multi_find.hpp"
 #include "braid/index/detail/ordered_node_arena.hpp"
+#include "braid/index/generated/binary_search_tree_find.hpp"
 #include "braid/index/technique.hpp"
 
 namespace braid {
@@ -277,6 +281,16 @@ class binary_search_tree : public detail::multi_find_member<binary_search_tree<K
         }
       }
     }
+  }
+
+  // The generated IMLP lookup (tools/imlp): `group` contexts under `schedule`.
+  template <prefetch_hint Hint = default_prefetch_hint, imlp_layout Layout = imlp_layout::soa,
+            imlp_dispatch Dispatch = imlp_dispatch::switch_table>
+  void find_imlp(std::span<const Key> keys, std::span<std::optional<Value>> out, std::size_t group,
+                 imlp_schedule schedule) const {
+    detail::check_batch_arguments(keys.size(), out.size(), group, "binary_search_tree::find_imlp");
+    using kernel = imlp_kernels::binary_search_tree_find<Hint, node, Key, Value>;
+    imlp_map<kernel, Layout, Dispatch>(schedule, {root_}, keys, out, group);
   }
 
   // ---- ordered traversal --------------------------------------------------------------------

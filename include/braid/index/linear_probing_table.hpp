@@ -29,6 +29,8 @@
 //   find_group_prefetching<H>     lock-step groups: prefetch every home line, then each round
 //                                 scans one line per unfinished key and prefetches its next;
 //   find_amac<H>                  a ring of state machines doing the same, refilled at once;
+//   find_imlp<H, L, D>(keys, out, group, schedule)   the probe generated from the kernel
+//                                 description kernels/linear_probing_table_find.imlp.cpp
 //   multi_find(keys, out, technique, group)   any of the above over a batch, in input order.
 // Lookups are const and may run concurrently; insert may not run concurrently with anything.
 #pragma once
@@ -48,10 +50,12 @@
 #include "braid/core/fetch.hpp"
 #include "braid/core/fiber.hpp"
 #include "braid/core/huge_buffer.hpp"
+#include "braid/core/imlp_scheduler.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
 #include "braid/index/detail/lookup_techniques.hpp"
 #include "braid/index/detail/murmur_hash.hpp"
+#include "braid/index/generated/linear_probing_table_find.hpp"
 #include "braid/index/technique.hpp"
 
 namespace braid {
@@ -208,6 +212,17 @@ class linear_probing_table : public detail::multi_find_member<linear_probing_tab
           prefetch<Hint>(&slots_[s.position]);
           return true;
         });
+  }
+
+  // The generated IMLP probe (tools/imlp): `group` contexts under `schedule`.
+  template <prefetch_hint Hint = default_prefetch_hint, imlp_layout Layout = imlp_layout::soa,
+            imlp_dispatch Dispatch = imlp_dispatch::switch_table>
+  void find_imlp(std::span<const key_type> keys, std::span<result_type> out, std::size_t group,
+                 imlp_schedule schedule) const {
+    detail::check_batch_arguments(keys.size(), out.size(), group, "linear_probing_table::find_imlp");
+    using kernel = imlp_kernels::linear_probing_table_find<Hint, slot, Value>;
+    imlp_map<kernel, Layout, Dispatch>(schedule, {slots_.data(), mask_, slots_per_line, zero_key_value_}, keys, out,
+                                       group);
   }
 
  private:

@@ -29,7 +29,9 @@
 //   find(key), scan(start, limit, visit)            plain: baseline and oracle
 //   lookup<M>(key), scan_coroutine<M>(start, limit, visit)   coro<>; sequential = plain
 //   find_on_fiber, scan_on_fiber                    the stackful comparators
-//   multi_find(keys, out, technique, group)         naive, coro, fiber
+//   find_imlp<H, L, D>(keys, out, group, schedule)  the lookup generated from the kernel
+//                                                   description kernels/skip_list_find.imlp.cpp
+//   multi_find(keys, out, technique, group)         naive, coro, fiber, imlp-*
 //   multi_scan(requests, visited, technique, group, visit)   many scans interleaved
 // Cimple has no group-prefetching or AMAC version of the skip list, so neither has braid.
 //
@@ -54,11 +56,13 @@
 #include "braid/core/fetch.hpp"
 #include "braid/core/fiber.hpp"
 #include "braid/core/huge_buffer.hpp"
+#include "braid/core/imlp_scheduler.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
 #include "braid/core/scheduler.hpp"
 #include "braid/index/detail/build_arguments.hpp"
 #include "braid/index/detail/multi_scan.hpp"
+#include "braid/index/generated/skip_list_find.hpp"
 #include "braid/index/detail/ordered_node_arena.hpp"
 #include "braid/index/technique.hpp"
 
@@ -169,6 +173,19 @@ class skip_list : public detail::multi_find_member<skip_list<Key, Value>, Key, s
 
   [[nodiscard]] std::optional<Value> find(const Key& key) const { return descend(key, detail::plain_load{}); }
   [[nodiscard]] bool contains(const Key& key) const { return find(key).has_value(); }
+
+  // A node's next pointers, one per level of its tower (for the generated lookup).
+  static node* const* links_of(const node* n) noexcept { return links(n); }
+
+  // The generated IMLP lookup (tools/imlp): `group` contexts under `schedule`.
+  template <prefetch_hint Hint = default_prefetch_hint, imlp_layout Layout = imlp_layout::soa,
+            imlp_dispatch Dispatch = imlp_dispatch::switch_table>
+  void find_imlp(std::span<const Key> keys, std::span<std::optional<Value>> out, std::size_t group,
+                 imlp_schedule schedule) const {
+    detail::check_batch_arguments(keys.size(), out.size(), group, "skip_list::find_imlp");
+    using kernel = imlp_kernels::skip_list_find<Hint, skip_list, node, Key, Value>;
+    imlp_map<kernel, Layout, Dispatch>(schedule, {head(), height_}, keys, out, group);
+  }
 
   // Down-and-right search, one suspension per node examined. A node met again one level down
   // (the one the level above stopped at) is known to be greater and is not fetched twice.

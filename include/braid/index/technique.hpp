@@ -10,6 +10,9 @@
 //   fiber  the same lookup as a plain function yielding on a stackful fiber, G in flight
 //   adaptive  the lookup coroutine on an adaptive_scheduler: the plain (sequential) or the
 //          interleaved instantiation, and the group (at most G), chosen while it runs
+//   imlp-dynamic, imlp-static, imlp-hybrid  the state machines tools/imlp generates from the
+//          structure's kernel description (braid/index/kernels/), G contexts, run by the dynamic
+//          refill, static batch or hybrid schedule of braid/core/imlp_scheduler.hpp
 //
 // Every technique must return exactly what `naive` returns, in input order. A structure that
 // lacks one rejects it in multi_find with std::invalid_argument naming the structure, the
@@ -22,11 +25,13 @@
 
 namespace braid {
 
-enum class technique { naive, gp, amac, coro, coro_nested, fiber, adaptive };
+enum class technique { naive, gp, amac, coro, coro_nested, fiber, adaptive, imlp_dynamic, imlp_static, imlp_hybrid };
 
 inline constexpr technique all_techniques[] = {technique::naive,       technique::gp,    technique::amac,
                                                technique::coro,        technique::coro_nested,
-                                               technique::fiber,       technique::adaptive};
+                                               technique::fiber,       technique::adaptive,
+                                               technique::imlp_dynamic, technique::imlp_static,
+                                               technique::imlp_hybrid};
 
 constexpr std::string_view to_string(technique t) noexcept {
   switch (t) {
@@ -37,6 +42,9 @@ constexpr std::string_view to_string(technique t) noexcept {
     case technique::coro_nested: return "coro_nested";
     case technique::fiber: return "fiber";
     case technique::adaptive: return "adaptive";
+    case technique::imlp_dynamic: return "imlp-dynamic";
+    case technique::imlp_static: return "imlp-static";
+    case technique::imlp_hybrid: return "imlp-hybrid";
   }
   return "?";
 }
@@ -47,7 +55,8 @@ inline technique parse_technique(std::string_view name) {
     if (to_string(t) == name) return t;
   }
   throw std::invalid_argument("unknown technique '" + std::string(name) +
-                              "' (naive, gp, amac, coro, coro_nested, fiber, adaptive)");
+                              "' (naive, gp, amac, coro, coro_nested, fiber, adaptive, imlp-dynamic, imlp-static, "
+                              "imlp-hybrid)");
 }
 
 }  // namespace braid

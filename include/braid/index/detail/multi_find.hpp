@@ -9,6 +9,8 @@
 //   template <prefetch_hint H> void find_group_prefetching(span<const K>, span<R>, size_t) const   gp
 //   template <prefetch_hint H> void find_amac(span<const K>, span<R>, size_t) const               amac
 //   template <prefetch_hint H> R find_on_fiber(fiber_context&, K) const     fiber
+//   template <prefetch_hint H> void find_imlp(span<const K>, span<R>, size_t, imlp_schedule) const
+//                                                  imlp-dynamic, imlp-static, imlp-hybrid
 // A technique whose member is missing is rejected with std::invalid_argument naming the
 // structure and what it has; so are an `out` shorter than `keys` and a group of 0.
 //
@@ -22,6 +24,7 @@
 
 #include "braid/core/coro.hpp"
 #include "braid/core/fiber.hpp"
+#include "braid/core/imlp_scheduler.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
 #include "braid/core/scheduler.hpp"
@@ -43,6 +46,10 @@ template <class S, class K, prefetch_hint Hint>
 concept has_fiber_lookup = requires(const S& s, fiber_context& context, const K& key) {
   s.template find_on_fiber<Hint>(context, key);
 };
+template <class S, class K, class R, prefetch_hint Hint>
+concept has_imlp = requires(const S& s, std::span<const K> keys, std::span<R> out) {
+  s.template find_imlp<Hint>(keys, out, std::size_t{1}, imlp_schedule::dynamic);
+};
 template <class S, class K>
 concept has_nested_lookup = requires(const S& s, const K& key) { s.template lookup_nested<sequential>(key); };
 
@@ -54,6 +61,9 @@ constexpr bool implements(technique how) noexcept {
     case technique::amac: return has_amac<S, K, R, Hint>;
     case technique::coro_nested: return has_nested_lookup<S, K>;
     case technique::fiber: return has_fiber_lookup<S, K, Hint>;
+    case technique::imlp_dynamic:
+    case technique::imlp_static:
+    case technique::imlp_hybrid: return has_imlp<S, K, R, Hint>;
     case technique::naive:
     case technique::coro:
     case technique::adaptive: return true;
@@ -107,6 +117,17 @@ void run_multi_find(const S& structure, std::span<const K> keys, std::span<R> ou
     case technique::amac:
       if constexpr (has_amac<S, K, R, Hint>) {
         structure.template find_amac<Hint>(keys, out, group);
+        return;
+      }
+      break;
+    case technique::imlp_dynamic:
+    case technique::imlp_static:
+    case technique::imlp_hybrid:
+      if constexpr (has_imlp<S, K, R, Hint>) {
+        structure.template find_imlp<Hint>(keys, out, group,
+                                           how == technique::imlp_dynamic  ? imlp_schedule::dynamic
+                                           : how == technique::imlp_static ? imlp_schedule::static_batch
+                                                                           : imlp_schedule::hybrid);
         return;
       }
       break;

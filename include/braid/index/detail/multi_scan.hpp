@@ -71,6 +71,9 @@ void ordered_multi_scan(const Index& index, std::span<const Request> requests, s
     case technique::gp:
     case technique::amac:
     case technique::coro_nested:
+    case technique::imlp_dynamic:
+    case technique::imlp_static:
+    case technique::imlp_hybrid:
       break;
   }
   throw std::invalid_argument(std::string(structure) + ": technique '" + std::string(to_string(how)) +
