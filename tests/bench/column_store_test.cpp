@@ -7,51 +7,24 @@
 #include <algorithm>
 #include <map>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench_program.hpp"
 #include "process.hpp"
 
 namespace braid::bench {
 namespace {
 
-#ifdef BRAID_BENCH_PROGRAM
-const std::string program = BRAID_BENCH_PROGRAM;
-#else
-const std::string program;
-#endif
-
-using row = std::map<std::string, std::string>;
-
-std::vector<row> rows_of(const std::string& output) {
-  std::vector<row> rows;
-  std::vector<std::string> header;
-  std::istringstream lines(output);
-  std::string line;
-  while (std::getline(lines, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::vector<std::string> cells;
-    std::stringstream stream(line);
-    std::string cell;
-    while (std::getline(stream, cell, ',')) cells.push_back(cell);
-    if (header.empty()) {
-      header = cells;
-      continue;
-    }
-    row fields;
-    for (std::size_t i = 0; i < header.size() && i < cells.size(); ++i) fields[header[i]] = cells[i];
-    rows.push_back(fields);
-  }
-  return rows;
-}
+using test_support::program;
+using test_support::row;
 
 std::vector<row> bench(const std::string& experiment, std::vector<std::string> arguments) {
   arguments.insert(arguments.begin(), {program, "run", experiment});
   arguments.insert(arguments.end(), {"--format", "csv", "--repetitions", "1"});
   const program_result result = run_program(arguments);
   EXPECT_EQ(result.exit_status, 0) << result.output;
-  return rows_of(result.output);
+  return test_support::parse_csv(result).rows;
 }
 
 std::set<std::string> values_of(const std::vector<row>& rows, const std::string& field) {

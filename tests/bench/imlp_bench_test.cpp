@@ -6,46 +6,22 @@
 #include <gtest/gtest.h>
 
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench_program.hpp"
 #include "process.hpp"
 
 namespace braid::bench {
 namespace {
 
-#ifdef BRAID_BENCH_PROGRAM
-const std::string program = BRAID_BENCH_PROGRAM;
-#else
-const std::string program;
-#endif
-
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> cells;
-  std::stringstream stream(text);
-  for (std::string cell; std::getline(stream, cell, ',');) cells.push_back(cell);
-  return cells;
-}
+using test_support::program;
 
 // (technique, group) of every CSV row of the output.
-std::set<std::pair<std::string, std::string>> technique_groups(const std::string& output) {
-  std::istringstream lines(output);
-  std::vector<std::string> header;
+std::set<std::pair<std::string, std::string>> technique_groups(const program_result& result) {
   std::set<std::pair<std::string, std::string>> found;
-  for (std::string line; std::getline(lines, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    const std::vector<std::string> cells = split(line);
-    if (header.empty()) {
-      header = cells;
-      continue;
-    }
-    std::string technique, group;
-    for (std::size_t i = 0; i < header.size() && i < cells.size(); ++i) {
-      if (header[i] == "technique") technique = cells[i];
-      if (header[i] == "group") group = cells[i];
-    }
-    found.emplace(technique, group);
+  for (const test_support::row& fields : test_support::parse_csv(result).rows) {
+    found.emplace(fields.at("technique"), fields.at("group"));
   }
   return found;
 }
@@ -59,7 +35,7 @@ TEST(ImlpBench, EveryImlpTechniqueOfBstRunsAtEveryGroup) {
   const program_result result = run_program({program, "run", "bst", "--size", "256KiB", "--group", "3,24", "--technique",
                                              list, "--repetitions", "1", "--pages", "4k", "--format", "csv"});
   ASSERT_EQ(result.exit_status, 0) << result.output;
-  const auto rows = technique_groups(result.output);
+  const auto rows = technique_groups(result);
   for (const std::string& name : names) {
     for (const char* group : {"3", "24"}) {
       EXPECT_EQ(rows.count({name, group}), 1u) << name << " at group " << group << "\n" << result.output;
@@ -73,7 +49,7 @@ TEST(ImlpBench, LayoutAndDispatchAblationsRunOnlyWhenNamed) {
   const program_result result = run_program({program, "run", "bst", "--size", "256KiB", "--group", "4", "--repetitions",
                                              "1", "--pages", "4k", "--format", "csv"});
   ASSERT_EQ(result.exit_status, 0) << result.output;
-  const auto rows = technique_groups(result.output);
+  const auto rows = technique_groups(result);
   EXPECT_EQ(rows.count({"imlp-dynamic", "4"}), 1u) << result.output;
   EXPECT_EQ(rows.count({"imlp-dynamic-aos", "4"}), 0u) << result.output;
 }

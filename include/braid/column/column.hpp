@@ -213,17 +213,21 @@ class typed_column final : public column {
   }
   // The same, then a bitmap over the fragment's dictionary of the located codes.
   [[nodiscard]] std::vector<std::uint64_t> locate_main(std::span<const Key> keys, technique how, std::size_t group) const {
-    std::vector<std::optional<std::size_t>> located(keys.size());
-    locate_main_codes(keys, located, how, group);
-    std::vector<std::uint64_t> bitmap(main_.dictionary_size() / 64 + 1, 0);
-    detail::set_located<std::size_t>(bitmap, located);
-    return bitmap;
+    return located_bitmap<std::size_t>(keys.size(), main_.dictionary_size(),
+                                       [&](auto located) { locate_main_codes(keys, located, how, group); });
   }
   [[nodiscard]] std::vector<std::uint64_t> locate_delta(std::span<const Key> keys, technique how, std::size_t group) const {
-    std::vector<std::optional<std::uint32_t>> located(keys.size());
-    locate_delta_codes(keys, located, how, group);
-    std::vector<std::uint64_t> bitmap(delta_.dictionary_size() / 64 + 1, 0);
-    detail::set_located<std::uint32_t>(bitmap, located);
+    return located_bitmap<std::uint32_t>(keys.size(), delta_.dictionary_size(),
+                                         [&](auto located) { locate_delta_codes(keys, located, how, group); });
+  }
+  // The bitmap over a dictionary of `dictionary_size` codes of what `locate` finds for `keys` keys.
+  template <class Code, class Locate>
+  [[nodiscard]] static std::vector<std::uint64_t> located_bitmap(std::size_t keys, std::size_t dictionary_size,
+                                                                 Locate&& locate) {
+    std::vector<std::optional<Code>> located(keys);
+    locate(std::span<std::optional<Code>>(located));
+    std::vector<std::uint64_t> bitmap(dictionary_size / 64 + 1, 0);
+    detail::set_located<Code>(bitmap, located);
     return bitmap;
   }
   // Scan phase: the rows whose code is set in `bitmap`.
