@@ -94,8 +94,10 @@ class main_fragment {
 
   // The same search written as nested calls: the plain branch-free binary search whose every
   // probe is a child task (the mechanical conversion; a frame per probe). Equal to locate().
+  // Not inlined: GCC 12 at -O3 otherwise places the coroutine's actor in the comdat group of
+  // the scheduler loop it was inlined into, and links fail when another object's copy wins.
   template <execution_mode M>
-  task<std::optional<std::size_t>> locate_nested(Key value) const {
+  [[gnu::noinline]] task<std::optional<std::size_t>> locate_nested(Key value) const {
     const std::size_t size = dictionary_.size();
     if (size == 0) co_return std::nullopt;
     std::size_t low = 0;
