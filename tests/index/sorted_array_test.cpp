@@ -1,6 +1,7 @@
 // sorted_array: both plain searches against std::lower_bound, and every lookup technique
 // against the plain search, for int32, int64 and 15-character string keys, over many seeds.
 #include "braid/index/sorted_array.hpp"
+#include "braid/index/generated/sorted_array_find_branchy.hpp"
 
 #include <gtest/gtest.h>
 
@@ -75,15 +76,16 @@ void expect_generated_variants_agree(const sorted_array<Key>& array, const std::
     for (imlp_schedule schedule : {imlp_schedule::dynamic, imlp_schedule::static_batch, imlp_schedule::hybrid}) {
       const std::string where = context + ", " + to_string(schedule) + ", group " + std::to_string(group);
       std::vector<result> out(keys.size(), result{12345});
-      array.template find_imlp_branchy<prefetch_hint::t0>(keys, out, group, schedule);
+      imlp_map<imlp_kernels::sorted_array_find_branchy<prefetch_hint::t0, Key>, imlp_layout::soa,
+               imlp_dispatch::switch_table>(schedule, {array.keys().data(), array.size()}, keys, out, group);
       ASSERT_EQ(out, expected) << where << ": branchy";
       out.assign(keys.size(), result{12345});
       array.template find_imlp<prefetch_hint::t0, imlp_layout::aos, imlp_dispatch::computed_goto>(keys, out, group,
                                                                                                     schedule);
       ASSERT_EQ(out, expected) << where << ": aos goto";
       out.assign(keys.size(), result{12345});
-      array.template find_imlp_branchy<prefetch_hint::nta, imlp_layout::aos, imlp_dispatch::computed_goto>(
-          keys, out, group, schedule);
+      imlp_map<imlp_kernels::sorted_array_find_branchy<prefetch_hint::nta, Key>, imlp_layout::aos,
+               imlp_dispatch::computed_goto>(schedule, {array.keys().data(), array.size()}, keys, out, group);
       ASSERT_EQ(out, expected) << where << ": branchy aos goto";
     }
   }

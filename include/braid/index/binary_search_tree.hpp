@@ -54,7 +54,6 @@
 #include "braid/core/fetch.hpp"
 #include "braid/core/fiber.hpp"
 #include "braid/core/huge_buffer.hpp"
-#include "braid/core/imlp_scheduler.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
 #include "braid/index/detail/build_arguments.hpp"
@@ -283,15 +282,9 @@ class binary_search_tree : public detail::multi_find_member<binary_search_tree<K
     }
   }
 
-  // The generated IMLP lookup (tools/imlp): `group` contexts under `schedule`.
-  template <prefetch_hint Hint = default_prefetch_hint, imlp_layout Layout = imlp_layout::soa,
-            imlp_dispatch Dispatch = imlp_dispatch::switch_table>
-  void find_imlp(std::span<const Key> keys, std::span<std::optional<Value>> out, std::size_t group,
-                 imlp_schedule schedule) const {
-    detail::check_batch_arguments(keys.size(), out.size(), group, "binary_search_tree::find_imlp");
-    using kernel = imlp_kernels::binary_search_tree_find<Hint, node, Key, Value>;
-    imlp_map<kernel, Layout, Dispatch>(schedule, {root_}, keys, out, group);
-  }
+  // The generated IMLP lookup (find_imlp, from detail/multi_find.hpp): its kernel, shared arguments.
+  template <prefetch_hint Hint> using imlp_kernel = imlp_kernels::binary_search_tree_find<Hint, node, Key, Value>;
+  template <class Kernel> typename Kernel::shared_args imlp_shared() const noexcept { return {root_}; }
 
   // ---- ordered traversal --------------------------------------------------------------------
 

@@ -29,8 +29,7 @@
 //   find_group_prefetching<H>     lock-step groups: prefetch every home line, then each round
 //                                 scans one line per unfinished key and prefetches its next;
 //   find_amac<H>                  a ring of state machines doing the same, refilled at once;
-//   find_imlp<H, L, D>(keys, out, group, schedule)   the probe generated from the kernel
-//                                 description kernels/linear_probing_table_find.imlp.cpp
+//   find_imlp<H, L, D>            the probe generated from kernels/linear_probing_table_find.imlp.cpp
 //   multi_find(keys, out, technique, group)   any of the above over a batch, in input order.
 // Lookups are const and may run concurrently; insert may not run concurrently with anything.
 #pragma once
@@ -50,7 +49,6 @@
 #include "braid/core/fetch.hpp"
 #include "braid/core/fiber.hpp"
 #include "braid/core/huge_buffer.hpp"
-#include "braid/core/imlp_scheduler.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
 #include "braid/index/detail/lookup_techniques.hpp"
@@ -124,11 +122,8 @@ class linear_probing_table : public detail::multi_find_member<linear_probing_tab
 
   // Cache lines the plain lookup of `key` reads (0 for the key 0, kept beside the array).
   [[nodiscard]] std::size_t lines_visited(key_type key) const noexcept {
-    if (key == empty_key) return 0;
-    std::size_t position = home_of(key);
-    result_type ignored;
-    std::size_t lines = 1;
-    while (!scan_line(key, position, ignored)) ++lines;
+    std::size_t lines = 0;
+    find_with(key, [&lines](const slot*) noexcept { ++lines; });
     return lines;
   }
 
@@ -197,8 +192,7 @@ class linear_probing_table : public detail::multi_find_member<linear_probing_tab
     detail::run_state_machines<state>(
         keys.size(), group,
         [&](state& s, std::size_t index) {
-          s.key = keys[index];
-          s.index = index;
+          s = state{0, index, keys[index]};
           if (s.key == empty_key) {
             out[index] = zero_key_value_;
             return false;
@@ -214,15 +208,10 @@ class linear_probing_table : public detail::multi_find_member<linear_probing_tab
         });
   }
 
-  // The generated IMLP probe (tools/imlp): `group` contexts under `schedule`.
-  template <prefetch_hint Hint = default_prefetch_hint, imlp_layout Layout = imlp_layout::soa,
-            imlp_dispatch Dispatch = imlp_dispatch::switch_table>
-  void find_imlp(std::span<const key_type> keys, std::span<result_type> out, std::size_t group,
-                 imlp_schedule schedule) const {
-    detail::check_batch_arguments(keys.size(), out.size(), group, "linear_probing_table::find_imlp");
-    using kernel = imlp_kernels::linear_probing_table_find<Hint, slot, Value>;
-    imlp_map<kernel, Layout, Dispatch>(schedule, {slots_.data(), mask_, slots_per_line, zero_key_value_}, keys, out,
-                                       group);
+  // The generated IMLP probe (find_imlp, from detail/multi_find.hpp): its kernel, shared arguments.
+  template <prefetch_hint Hint> using imlp_kernel = imlp_kernels::linear_probing_table_find<Hint, slot, Value>;
+  template <class Kernel> typename Kernel::shared_args imlp_shared() const noexcept {
+    return {slots_.data(), mask_, slots_per_line, zero_key_value_};
   }
 
  private:
@@ -263,7 +252,7 @@ class linear_probing_table : public detail::multi_find_member<linear_probing_tab
     }
   }
 
-  // The one probe loop behind find() (plain loads) and find_on_fiber() (a yield per line).
+  // The one probe loop behind find(), find_on_fiber() (a yield per line) and lines_visited().
   template <class Load>
   result_type find_with(key_type key, Load load) const {
     if (key == empty_key) return zero_key_value_;

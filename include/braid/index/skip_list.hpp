@@ -56,7 +56,6 @@
 #include "braid/core/fetch.hpp"
 #include "braid/core/fiber.hpp"
 #include "braid/core/huge_buffer.hpp"
-#include "braid/core/imlp_scheduler.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
 #include "braid/core/scheduler.hpp"
@@ -177,15 +176,9 @@ class skip_list : public detail::multi_find_member<skip_list<Key, Value>, Key, s
   // A node's next pointers, one per level of its tower (for the generated lookup).
   static node* const* links_of(const node* n) noexcept { return links(n); }
 
-  // The generated IMLP lookup (tools/imlp): `group` contexts under `schedule`.
-  template <prefetch_hint Hint = default_prefetch_hint, imlp_layout Layout = imlp_layout::soa,
-            imlp_dispatch Dispatch = imlp_dispatch::switch_table>
-  void find_imlp(std::span<const Key> keys, std::span<std::optional<Value>> out, std::size_t group,
-                 imlp_schedule schedule) const {
-    detail::check_batch_arguments(keys.size(), out.size(), group, "skip_list::find_imlp");
-    using kernel = imlp_kernels::skip_list_find<Hint, skip_list, node, Key, Value>;
-    imlp_map<kernel, Layout, Dispatch>(schedule, {head(), height_}, keys, out, group);
-  }
+  // The generated IMLP lookup (find_imlp, from detail/multi_find.hpp): its kernel, shared arguments.
+  template <prefetch_hint Hint> using imlp_kernel = imlp_kernels::skip_list_find<Hint, skip_list, node, Key, Value>;
+  template <class Kernel> typename Kernel::shared_args imlp_shared() const noexcept { return {head(), height_}; }
 
   // Down-and-right search, one suspension per node examined. A node met again one level down
   // (the one the level above stopped at) is known to be greater and is not fetched twice.

@@ -28,10 +28,7 @@
 //   find_group_prefetching<H>     groups advance level by level in lock step: every search of
 //                                 a group takes the same number of steps, GP's best case;
 //   find_amac<H>                  a ring of state machines, one probe per stage;
-//   find_imlp<H, L, D>(keys, out, group, schedule)   the same search generated from the kernel
-//                                 description kernels/sorted_array_find.imlp.cpp (tools/imlp);
-//                                 find_imlp_branchy the branchy search, from
-//                                 kernels/sorted_array_find_branchy.imlp.cpp
+//   find_imlp<H, L, D>            the same search generated from kernels/sorted_array_find.imlp.cpp
 //   multi_find(keys, out, technique, group)   any of the above over a batch, in input order.
 //
 // Complexity: O(n log n) to build from unsorted keys, O(n) from sorted ones; O(log n) per
@@ -52,13 +49,11 @@
 #include "braid/core/fetch.hpp"
 #include "braid/core/fiber.hpp"
 #include "braid/core/huge_buffer.hpp"
-#include "braid/core/imlp_scheduler.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
 #include "braid/index/detail/lookup_techniques.hpp"
 #include "braid/index/detail/sorted_array_fixed_string.hpp"
 #include "braid/index/generated/sorted_array_find.hpp"
-#include "braid/index/generated/sorted_array_find_branchy.hpp"
 #include "braid/index/technique.hpp"
 
 namespace braid {
@@ -237,11 +232,7 @@ class sorted_array : public detail::multi_find_member<sorted_array<Key>, Key, st
     detail::run_state_machines<state>(
         keys.size(), group,
         [&](state& s, std::size_t index) {
-          s.key = keys[index];
-          s.index = index;
-          s.low = 0;
-          s.remaining = size_;
-          s.in_last_line = false;
+          s = state{keys[index], 0, size_, index, false};
           if (size_ == 0) {
             out[index] = std::nullopt;
             return false;
@@ -265,22 +256,10 @@ class sorted_array : public detail::multi_find_member<sorted_array<Key>, Key, st
         });
   }
 
-  // The generated IMLP searches (tools/imlp): `group` contexts under `schedule`.
-  template <prefetch_hint Hint, imlp_layout Layout = imlp_layout::soa,
-            imlp_dispatch Dispatch = imlp_dispatch::switch_table>
-  void find_imlp(std::span<const Key> keys, std::span<result_type> out, std::size_t group,
-                 imlp_schedule schedule) const {
-    detail::check_batch_arguments(keys.size(), out.size(), group, "sorted_array::find_imlp");
-    imlp_map<imlp_kernels::sorted_array_find<Hint, Key>, Layout, Dispatch>(
-        schedule, {keys_.data(), size_, keys_per_line}, keys, out, group);
-  }
-  template <prefetch_hint Hint, imlp_layout Layout = imlp_layout::soa,
-            imlp_dispatch Dispatch = imlp_dispatch::switch_table>
-  void find_imlp_branchy(std::span<const Key> keys, std::span<result_type> out, std::size_t group,
-                         imlp_schedule schedule) const {
-    detail::check_batch_arguments(keys.size(), out.size(), group, "sorted_array::find_imlp_branchy");
-    imlp_map<imlp_kernels::sorted_array_find_branchy<Hint, Key>, Layout, Dispatch>(schedule, {keys_.data(), size_},
-                                                                                   keys, out, group);
+  // The generated IMLP search (find_imlp, from detail/multi_find.hpp): its kernel, shared arguments.
+  template <prefetch_hint Hint> using imlp_kernel = imlp_kernels::sorted_array_find<Hint, Key>;
+  template <class Kernel> typename Kernel::shared_args imlp_shared() const noexcept {
+    return {keys_.data(), size_, keys_per_line};
   }
 
  private:

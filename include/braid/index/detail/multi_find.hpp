@@ -9,8 +9,9 @@
 //   template <prefetch_hint H> void find_group_prefetching(span<const K>, span<R>, size_t) const   gp
 //   template <prefetch_hint H> void find_amac(span<const K>, span<R>, size_t) const               amac
 //   template <prefetch_hint H> R find_on_fiber(fiber_context&, K) const     fiber
-//   template <prefetch_hint H> void find_imlp(span<const K>, span<R>, size_t, imlp_schedule) const
-//                                                  imlp-dynamic, imlp-static, imlp-hybrid
+//   template <prefetch_hint H> using imlp_kernel = <its generated IMLP kernel>   imlp-dynamic,
+//   template <class Kernel> Kernel::shared_args imlp_shared() const             imlp-static,
+//                                                  imlp-hybrid (find_imlp below runs the kernel)
 // A technique whose member is missing is rejected with std::invalid_argument naming the
 // structure and what it has; so are an `out` shorter than `keys` and a group of 0.
 //
@@ -46,8 +47,12 @@ template <class S, class K, prefetch_hint Hint>
 concept has_fiber_lookup = requires(const S& s, fiber_context& context, const K& key) {
   s.template find_on_fiber<Hint>(context, key);
 };
+template <class S, prefetch_hint Hint>
+concept has_imlp_kernel = requires(const S& s) {
+  s.template imlp_shared<typename S::template imlp_kernel<Hint>>();
+};
 template <class S, class K, class R, prefetch_hint Hint>
-concept has_imlp = requires(const S& s, std::span<const K> keys, std::span<R> out) {
+concept has_imlp = has_imlp_kernel<S, Hint> && requires(const S& s, std::span<const K> keys, std::span<R> out) {
   s.template find_imlp<Hint>(keys, out, std::size_t{1}, imlp_schedule::dynamic);
 };
 template <class S, class K>
@@ -154,7 +159,10 @@ void run_multi_find(const S& structure, std::span<const K> keys, std::span<R> ou
 //   multi_find(keys, out, technique, group)          with its default_prefetch_hint
 //   multi_find<Hint>(keys, out, technique, group)    with another prefetch hint
 // which run run_multi_find: `group` lookups in flight, out[i] the result of keys[i], a
-// technique the structure lacks, a short `out` or group 0 refused with std::invalid_argument.
+// technique the structure lacks, a short `out` or group 0 refused with std::invalid_argument;
+// and, for a structure that names an IMLP kernel (imlp_kernel, imlp_shared above),
+//   find_imlp<Hint, Layout, Dispatch>(keys, out, group, schedule)
+// the generated lookup: min(group, 128) contexts of the kernel under `schedule`, the same checks.
 template <class Structure, class Key, class Result>
 class multi_find_member {
  public:
@@ -164,6 +172,14 @@ class multi_find_member {
   template <prefetch_hint Hint>
   void multi_find(std::span<const Key> keys, std::span<Result> out, technique how, std::size_t group) const {
     run_multi_find<Hint>(self(), keys, out, how, group, Structure::structure_name);
+  }
+  template <prefetch_hint Hint, imlp_layout Layout = imlp_layout::soa,
+            imlp_dispatch Dispatch = imlp_dispatch::switch_table>
+    requires has_imlp_kernel<Structure, Hint>
+  void find_imlp(std::span<const Key> keys, std::span<Result> out, std::size_t group, imlp_schedule schedule) const {
+    check_batch_arguments(keys.size(), out.size(), group, std::string(Structure::structure_name) + "::find_imlp");
+    using kernel = typename Structure::template imlp_kernel<Hint>;
+    imlp_map<kernel, Layout, Dispatch>(schedule, self().template imlp_shared<kernel>(), keys, out, group);
   }
 
  private:
