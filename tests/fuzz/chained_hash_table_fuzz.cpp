@@ -10,6 +10,8 @@ struct target {
   using keys = braid::fuzzing::unsigned_keys;
   static constexpr std::size_t longest_run = 512;  // chains of ~40 in 13 buckets
   static structure make() { return structure(13, 0, braid::page_size::small_4k); }
+  static constexpr const char* shape_names[] = {"entries"};  // over 13 buckets: the chains' length
+  static std::array<std::size_t, 1> shape(const structure& table) { return {table.size()}; }
 };
 }  // namespace
 
