@@ -24,8 +24,8 @@ struct target {
   using keys = braid::fuzzing::binary_string_keys;
   static constexpr std::size_t extra_operations = 6;
   static structure make() { return structure(braid::page_size::small_4k); }
-  // Node bytes grow with every split, new layer, grown layer root and suffix bag; they shrink
-  // when a replaced suffix bag is reclaimed.
+  // Node bytes grow with every split, new layer, grown layer root and suffix bag (removes free
+  // no nodes; a replaced suffix bag is reclaimed by the epochs, rarely within one input).
   static constexpr const char* shape_names[] = {"node bytes"};
   static std::array<std::size_t, 1> shape(const structure& tree) { return {tree.memory_bytes()}; }
 
