@@ -1,10 +1,11 @@
 // libFuzzer target: the column store's schema parser and CSV loader. The first byte picks a
 // schema (integers, decimals of several scales, a mix) or, with bit 0x40, says the schema is
-// the input's first line ("name:type,...;key"): a schema text either parses — and its to_string() parses back to
-// the same schema — or is refused with std::invalid_argument. The rest is the CSV text, loaded into a table that
-// already holds generated rows (half of the time merged into Main). A text either loads — every
-// data line becomes one row, whose values print and parse back to themselves — or is refused
-// with a braid::csv_error "fuzz:LINE: what" (LINE within the text) and the table unchanged.
+// the input's first line ("name:type,...;key"): a schema text either parses (and its
+// to_string() parses back to the same schema) or is refused with std::invalid_argument. The
+// rest is the CSV text, loaded into a table that already holds generated rows (half of the
+// time merged into Main). A text either loads — every data line becomes one row, whose values
+// print and parse back to themselves — or is refused with a braid::csv_error "fuzz:LINE: what"
+// (LINE within the text) and the table unchanged.
 // Any other exception, a crash or a sanitizer report is a bug.
 #include <algorithm>
 #include <sstream>
