@@ -8,7 +8,7 @@
 
 namespace braid::detail {
 
-constinit thread_local epoch_thread_cache epoch_cache{0, nullptr};
+constinit thread_local epoch_thread_cache epoch_cache{};
 
 namespace {
 
@@ -43,7 +43,7 @@ struct epoch_thread_registrations {
     for (const entry& registration : entries) {
       if (shared.live.contains(registration.uid)) registration.domain->release_participant(*registration.participant);
     }
-    epoch_cache = {0, nullptr};
+    epoch_cache = {};
   }
 };
 
@@ -76,14 +76,14 @@ epoch_domain::~epoch_domain() {
   for (void* block : large_blocks_) ::operator delete(block, std::align_val_t{block_alignment});
   // Poisoned free blocks must not leave stale poison behind when the chunks are unmapped.
   for (const huge_buffer& chunk : chunks_) BRAID_UNPOISON(chunk.data(), chunk.size());
-  if (epoch_cache.domain_uid == uid_) epoch_cache = {0, nullptr};
+  epoch_cache.forget(uid_);
 }
 
 epoch_domain::participant& epoch_domain::register_thread() {
   auto& entries = thread_registrations.entries;
   for (const auto& registration : entries) {
     if (registration.uid == uid_) {
-      epoch_cache = {uid_, registration.participant};
+      epoch_cache.remember(uid_, registration.participant);
       return *registration.participant;
     }
   }
@@ -105,7 +105,7 @@ epoch_domain::participant& epoch_domain::register_thread() {
            !participant_high_water_.compare_exchange_weak(high_water, index + 1, std::memory_order_release)) {
     }
     entries.push_back({uid_, this, &candidate});
-    epoch_cache = {uid_, &candidate};
+    epoch_cache.remember(uid_, &candidate);
     return candidate;
   }
   throw std::runtime_error("epoch_domain: more than " + std::to_string(max_participants) +

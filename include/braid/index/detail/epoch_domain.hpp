@@ -224,17 +224,37 @@ class epoch_domain::guard {
 
 // ---- the per-thread fast path ----------------------------------------------------------------
 
-// The domain the calling thread used last and its slot there: a pin on the same domain finds
-// its participant with one thread-local load and compare.
+// The domains the calling thread used last and its slots there: a pin on one of them finds its
+// participant with a few thread-local loads and compares. Several ways, because a transaction
+// pins its versions' domain and then an index's for every operation (with one way each pin
+// evicted the other and took the slow path). Uids are never reused, so a dead domain's entry
+// never matches again.
 struct epoch_thread_cache {
-  std::uint64_t domain_uid;
-  void* participant;
+  static constexpr std::size_t ways = 4;
+  struct way {
+    std::uint64_t domain_uid;
+    void* participant;
+  };
+  way entries[ways];
+  std::size_t next_victim;
+
+  void remember(std::uint64_t domain_uid, void* participant) noexcept {
+    entries[next_victim] = {domain_uid, participant};
+    next_victim = (next_victim + 1) % ways;
+  }
+  void forget(std::uint64_t domain_uid) noexcept {
+    for (way& entry : entries) {
+      if (entry.domain_uid == domain_uid) entry = {0, nullptr};
+    }
+  }
 };
 extern constinit thread_local epoch_thread_cache epoch_cache;
 
 inline epoch_domain::participant& epoch_domain::local() {
   epoch_thread_cache& cache = epoch_cache;
-  if (cache.domain_uid == uid_) [[likely]] return *static_cast<participant*>(cache.participant);
+  for (const epoch_thread_cache::way& entry : cache.entries) {
+    if (entry.domain_uid == uid_) [[likely]] return *static_cast<participant*>(entry.participant);
+  }
   return register_thread();
 }
 
