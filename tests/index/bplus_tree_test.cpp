@@ -255,6 +255,50 @@ TYPED_TEST(BplusTree, RejectsBadInput) {
   EXPECT_THROW(tree.multi_find(keys, std::span(output), technique::coro_nested, 0), std::invalid_argument);
 }
 
+// A visitor with state of its own: an lvalue keeps what the scan did to it, an rvalue (moved
+// into the scan) still sees every entry; the plain scan and the scan on a fiber alike.
+struct counting_visitor {
+  std::size_t calls = 0;
+  std::uint64_t sum = 0;
+  std::vector<std::uint64_t>* seen = nullptr;
+  void operator()(std::uint64_t key, std::uint64_t value) {
+    ++calls;
+    sum += value;
+    if (seen != nullptr) seen->push_back(key);
+  }
+};
+
+TYPED_TEST(BplusTree, ScansCallLvalueVisitorsInPlaceAndRvalueVisitorsOnEveryEntry) {
+  TypeParam tree(page_size::small_4k);
+  const std::uint64_t count = 3 * TypeParam::leaf_capacity + 7;  // several leaves
+  for (std::uint64_t key = 0; key < count; ++key) tree.insert(2 * key, key);
+  const std::uint64_t start = 9;  // absent: the scan starts at key 10 (value 5)
+  const std::size_t limit = 2 * TypeParam::leaf_capacity + 1;
+  const std::uint64_t expected_sum = (5 + 5 + limit - 1) * limit / 2;
+
+  counting_visitor in_place;
+  EXPECT_EQ(tree.scan(start, limit, in_place), limit);
+  EXPECT_EQ(in_place.calls, limit);
+  EXPECT_EQ(in_place.sum, expected_sum);
+
+  std::vector<std::uint64_t> keys;
+  EXPECT_EQ(tree.scan(start, limit, counting_visitor{0, 0, &keys}), limit);
+  ASSERT_EQ(keys.size(), limit);
+  for (std::size_t i = 0; i < limit; ++i) ASSERT_EQ(keys[i], 10 + 2 * i) << i;
+
+  counting_visitor on_fiber;
+  std::vector<std::uint64_t> fiber_keys;
+  fiber<std::size_t> walk([&](fiber_context& context) {
+    const std::size_t first = tree.scan_on_fiber(context, start, limit, on_fiber);
+    return first + tree.scan_on_fiber(context, 2 * count - 2, limit, counting_visitor{0, 0, &fiber_keys});
+  });
+  while (!walk.done()) walk.resume();
+  EXPECT_EQ(walk.take_result(), limit + 1);
+  EXPECT_EQ(on_fiber.calls, limit);
+  EXPECT_EQ(on_fiber.sum, expected_sum);
+  EXPECT_EQ(fiber_keys, std::vector<std::uint64_t>{2 * count - 2});
+}
+
 TYPED_TEST(BplusTree, PageSizedNodesArePageAligned) {
   if constexpr (TypeParam::node_bytes == 4096) {
     TypeParam tree(page_size::small_4k);
