@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -286,11 +287,22 @@ TYPED_TEST(BplusTree, ScansCallLvalueVisitorsInPlaceAndRvalueVisitorsOnEveryEntr
   ASSERT_EQ(keys.size(), limit);
   for (std::size_t i = 0; i < limit; ++i) ASSERT_EQ(keys[i], 10 + 2 * i) << i;
 
+  // A limit beyond any count (for_each's and many callers' "to the end") visits the rest.
+  constexpr std::size_t unlimited = std::numeric_limits<std::size_t>::max();
+  counting_visitor to_end;
+  EXPECT_EQ(tree.scan(start, unlimited, to_end), count - 5);
+  EXPECT_EQ(to_end.calls, count - 5);
+  std::size_t coroutine_calls = 0;
+  auto walk_to_end = tree.template scan_coroutine<sequential>(start, unlimited, [&](std::uint64_t, std::uint64_t) { ++coroutine_calls; });
+  while (!walk_to_end.done()) walk_to_end.resume();
+  EXPECT_EQ(walk_to_end.take_result(), count - 5);
+  EXPECT_EQ(coroutine_calls, count - 5);
+
   counting_visitor on_fiber;
   std::vector<std::uint64_t> fiber_keys;
   fiber<std::size_t> walk([&](fiber_context& context) {
     const std::size_t first = tree.scan_on_fiber(context, start, limit, on_fiber);
-    return first + tree.scan_on_fiber(context, 2 * count - 2, limit, counting_visitor{0, 0, &fiber_keys});
+    return first + tree.scan_on_fiber(context, 2 * count - 2, unlimited, counting_visitor{0, 0, &fiber_keys});
   });
   while (!walk.done()) walk.resume();
   EXPECT_EQ(walk.take_result(), limit + 1);

@@ -593,9 +593,11 @@ class bplus_tree : public detail::multi_find_member<bplus_tree<Key, Value, NodeB
   template <class Visitor>
   static std::size_t visit_entries(const leaf_node& leaf, std::size_t position, std::size_t visited, std::size_t limit,
                                    Visitor& visit) {
-    const std::size_t end = std::min<std::size_t>(leaf.count, position + (limit - visited));
-    for (std::size_t entry = position; entry < end; ++entry) visit(leaf.keys[entry], leaf.values[entry]);
-    return end > position ? visited + (end - position) : visited;
+    const std::size_t count = leaf.count;
+    if (position >= count) return visited;
+    const std::size_t taken = std::min(count - position, limit - visited);  // no overflow for any limit
+    for (std::size_t entry = position; entry < position + taken; ++entry) visit(leaf.keys[entry], leaf.values[entry]);
+    return visited + taken;
   }
 
   // ---- the nested lookup's helpers: one task per level of helper function ----
