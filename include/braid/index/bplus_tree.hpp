@@ -588,8 +588,8 @@ class bplus_tree : public detail::multi_find_member<bplus_tree<Key, Value, NodeB
 
   // The walk of a scan along one leaf: visits its entries from `position` on while `visited`
   // is below `limit`; returns the new count. The trip count is computed once, so the loop is a
-  // counted one the compiler can vectorize with the visitor (a sum over a 4 KiB leaf is 7x fewer
-  // instructions than with the bounds tested per entry).
+  // counted one that the compiler can vectorize together with the visitor (when the visitor's
+  // captures are in registers, see owns_visitor).
   template <class Visitor>
   static std::size_t visit_entries(const leaf_node& leaf, std::size_t position, std::size_t visited, std::size_t limit,
                                    Visitor& visit) {
