@@ -62,7 +62,7 @@ TEST(IndirectionArray, TheLastOidIsUsableAndThenTheTableIsFull) {
   EXPECT_FALSE(oids.contains(indirection_array::max_oid + 1));
 }
 
-TEST(IndirectionArray, ThreadsRacingIntoANewChunkGetDistinctOidsAndOneChunk) {
+TEST(IndirectionArray, ThreadsRacingIntoANewChunkGetDistinctOidsWithTheirEntries) {
   indirection_array oids;
   ASSERT_TRUE(oids.reserve(indirection_array::chunk_entries - 3));  // the next OIDs cross a boundary
   constexpr int per_thread = 2000;

@@ -271,12 +271,7 @@ class bplus_tree : public detail::multi_find_member<bplus_tree<Key, Value, NodeB
   // owns_visitor); an lvalue one is called in place.
   template <class Visitor>
   std::size_t scan(const Key& start, std::size_t limit, Visitor&& visit) const {
-    if constexpr (owns_visitor<Visitor>) {
-      std::remove_cvref_t<Visitor> local(std::move(visit));
-      return scan_with(start, limit, local, plain_access{});
-    } else {
-      return scan_with(start, limit, visit, plain_access{});
-    }
+    return scan_with(start, limit, std::forward<Visitor>(visit), plain_access{});
   }
 
   // The scan as a coroutine: a task<> that reuses the nested lookup's descent (a scan is
@@ -311,12 +306,7 @@ class bplus_tree : public detail::multi_find_member<bplus_tree<Key, Value, NodeB
 
   template <prefetch_hint Hint = default_prefetch_hint, class Visitor>
   std::size_t scan_on_fiber(fiber_context& context, const Key& start, std::size_t limit, Visitor&& visit) const {
-    if constexpr (owns_visitor<Visitor>) {
-      std::remove_cvref_t<Visitor> local(std::move(visit));
-      return scan_with(start, limit, local, fiber_access<Hint>{context});
-    } else {
-      return scan_with(start, limit, visit, fiber_access<Hint>{context});
-    }
+    return scan_with(start, limit, std::forward<Visitor>(visit), fiber_access<Hint>{context});
   }
 
   // Calls visit(key, value) for every entry in key order.
@@ -557,7 +547,7 @@ class bplus_tree : public detail::multi_find_member<bplus_tree<Key, Value, NodeB
   }
 
   // A visitor passed as an rvalue is moved into a local of the scan whose address does not
-  // escape (scan_with is always inlined), so its captures live in registers. Through a
+  // escape (walk_leaves is always inlined), so its captures live in registers. Through a
   // reference, every store the visitor makes may alias them: they are reloaded per entry and
   // the walk is not vectorized (a 1,000-entry scan summing values over 4 KiB leaves: 10,294
   // instructions that way). An lvalue visitor is used in place: its state is the caller's.
@@ -567,7 +557,17 @@ class bplus_tree : public detail::multi_find_member<bplus_tree<Key, Value, NodeB
 
   // The plain (or fiber) scan: the same steps as scan_coroutine.
   template <class Visitor, class Access>
-  [[gnu::always_inline]] std::size_t scan_with(const Key& start, std::size_t limit, Visitor& visit, Access access) const {
+  std::size_t scan_with(const Key& start, std::size_t limit, Visitor&& visit, Access access) const {
+    if constexpr (owns_visitor<Visitor>) {
+      std::remove_cvref_t<Visitor> local(std::move(visit));
+      return walk_leaves(start, limit, local, access);
+    } else {
+      return walk_leaves(start, limit, visit, access);
+    }
+  }
+
+  template <class Visitor, class Access>
+  [[gnu::always_inline]] std::size_t walk_leaves(const Key& start, std::size_t limit, Visitor& visit, Access access) const {
     if (root_ == nullptr || limit == 0) return 0;
     const leaf_node* leaf = descend_to_leaf_with(start, access);
     std::size_t position = entry_position_with(leaf, start, access);
