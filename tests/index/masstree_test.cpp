@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <random>
@@ -297,6 +298,37 @@ TEST(Masstree, RemovedSuffixesAreReclaimed) {
   for (int index = 0; index < 1'000; ++index) {
     ASSERT_EQ(tree.find(key_of(index, 20)), 20u);
     ASSERT_EQ(tree.find(key_of(index, 19)), std::nullopt);
+  }
+}
+
+TEST(Masstree, InteriorNodeChoosesTheChildOfEverySlice) {
+  // child_for against upper_bound over the separators, for every separator count 0..15 and
+  // slices at, just below and just above each separator and at both ends.
+  using detail::masstree::interior_node;
+  using detail::masstree::interior_width;
+  std::mt19937_64 random(15);
+  std::deque<detail::masstree::node_base> children;  // node_base is not movable
+  for (int child = 0; child <= interior_width; ++child) children.emplace_back(0);
+  for (int round = 0; round < 50; ++round) {
+    for (int count = 0; count <= interior_width; ++count) {
+      std::vector<std::uint64_t> separators(static_cast<std::size_t>(count));
+      for (std::uint64_t& separator : separators) separator = round == 0 ? random() % 40 + 1 : random() | 1;
+      std::sort(separators.begin(), separators.end());
+      separators.erase(std::unique(separators.begin(), separators.end()), separators.end());
+      interior_node node(0);
+      for (std::size_t i = 0; i < separators.size(); ++i) node.slice[i].store(separators[i]);
+      // Stale separators past the count must not be counted.
+      for (std::size_t i = separators.size(); i < interior_width; ++i) node.slice[i].store(0);
+      for (int child = 0; child <= interior_width; ++child) node.child[child].store(&children[child]);
+      node.count.store(static_cast<std::uint8_t>(separators.size()));
+      std::vector<std::uint64_t> probes = {0, 1, ~std::uint64_t{0}};
+      for (const std::uint64_t separator : separators) probes.insert(probes.end(), {separator - 1, separator, separator + 1});
+      for (const std::uint64_t probe : probes) {
+        const auto expected = std::upper_bound(separators.begin(), separators.end(), probe) - separators.begin();
+        ASSERT_EQ(node.child_for(probe), &children[static_cast<std::size_t>(expected)])
+            << "count " << separators.size() << ", slice " << probe << ", round " << round;
+      }
+    }
   }
 }
 

@@ -357,19 +357,20 @@ struct alignas(64) interior_node : node_base {
 
   explicit interior_node(node_version::word flags) noexcept : node_base(flags) {}
 
-  // The child whose range holds `key_slice`: the number of separators <= key_slice, found by
-  // a binary search whose steps choose without branches (reader: validate the version
-  // afterwards; a count read mid-change stays within the arrays).
+  // The child whose range holds `key_slice`: the number of separators <= key_slice, counted
+  // without branches in two rounds of independent loads: separators 3, 7 and 11 pick a block
+  // of four, then its first three are counted (reader: validate the version afterwards; a
+  // count read mid-change still gives an index <= interior_width). A branch-free binary
+  // search chains four dependent loads and made interleaved gets 1.4x slower when a node's
+  // lines were still arriving; counting all 15 costs 35 % more instructions per get.
   [[nodiscard]] node_base* child_for(std::uint64_t key_slice) const noexcept {
-    int keys = count.load(std::memory_order_relaxed);
-    keys = keys < interior_width ? keys : interior_width;
-    int index = 0;  // separators [0, index) are <= key_slice; `keys` more remain to be looked at
-    while (keys > 0) {
-      const int half = keys / 2;
-      const bool above = key_slice >= slice[index + half].load(std::memory_order_relaxed);
-      index = above ? index + half + 1 : index;
-      keys = above ? keys - half - 1 : half;
-    }
+    const int keys = count.load(std::memory_order_relaxed);
+    const auto at_most = [&](int position) {
+      return static_cast<int>((position < keys) & (key_slice >= slice[position].load(std::memory_order_relaxed)));
+    };
+    const int block = at_most(3) + at_most(7) + at_most(11);
+    const int first = 4 * block;
+    const int index = first + at_most(first) + at_most(first + 1) + at_most(first + 2);
     return child[index].load(std::memory_order_acquire);
   }
 };
