@@ -322,7 +322,9 @@ TEST(Masstree, InteriorNodeChoosesTheChildOfEverySlice) {
       for (int child = 0; child <= interior_width; ++child) node.child[child].store(&children[child]);
       node.count.store(static_cast<std::uint8_t>(separators.size()));
       std::vector<std::uint64_t> probes = {0, 1, ~std::uint64_t{0}};
-      for (const std::uint64_t separator : separators) probes.insert(probes.end(), {separator - 1, separator, separator + 1});
+      for (const std::uint64_t separator : separators) {
+        probes.insert(probes.end(), {separator - 1, separator, separator + 1});
+      }
       for (const std::uint64_t probe : probes) {
         const auto expected = std::upper_bound(separators.begin(), separators.end(), probe) - separators.begin();
         ASSERT_EQ(node.child_for(probe), &children[static_cast<std::size_t>(expected)])
