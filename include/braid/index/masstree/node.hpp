@@ -362,7 +362,7 @@ struct alignas(64) interior_node : node_base {
   // of four, then its first three are counted (reader: validate the version afterwards; a
   // count read mid-change still gives an index <= interior_width). A branch-free binary
   // search chains four dependent loads and made interleaved gets 1.4x slower when a node's
-  // lines were still arriving; counting all 15 costs 35 % more instructions per get.
+  // lines were still arriving; counting all 15 costs 38 % more instructions per get.
   [[nodiscard]] node_base* child_for(std::uint64_t key_slice) const noexcept {
     const int keys = count.load(std::memory_order_relaxed);
     const auto at_most = [&](int position) {
