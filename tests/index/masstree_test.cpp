@@ -334,6 +334,44 @@ TEST(Masstree, InteriorNodeChoosesTheChildOfEverySlice) {
   }
 }
 
+TEST(Masstree, ProbeStartedBeforeRootSplitsClimbsToTheNewRoot) {
+  // A probe records the layer's root when it starts. Splits between its steps make that root
+  // stale: a probe that has not read it yet climbs from it to the new root; one that has read
+  // it and chose a child restarts from it when it sees the split, and climbs too. Both must
+  // find what a fresh probe finds, in more steps than the fresh probe's depth (the climb).
+  const auto drive = [](tree_type::point_probe& probe) {
+    int steps = 0;
+    while (probe.next() != nullptr) {
+      probe.step();
+      ++steps;
+    }
+    return steps;
+  };
+  const auto key_of_number = [](std::uint64_t number) {  // 8-byte keys: one layer
+    std::string key(8, '\0');
+    for (int byte = 0; byte < 8; ++byte) key[7 - byte] = static_cast<char>(number >> (8 * byte));
+    return key;
+  };
+  for (const int steps_before : {0, 1}) {
+    for (const std::uint64_t wanted : {std::uint64_t{0}, std::uint64_t{40}, std::uint64_t{41}, ~std::uint64_t{0}}) {
+      tree_type tree;
+      for (std::uint64_t number = 0; number < 60; number += 2) tree.insert_or_assign(key_of_number(number), number + 7);
+      const std::string key = key_of_number(wanted);
+      tree_type::point_probe stale(tree, key);
+      for (int step = 0; step < steps_before; ++step) stale.step();
+      for (std::uint64_t number = 1'000; number < 40'000; ++number) tree.insert_or_assign(key_of_number(number * 3), number);
+      tree_type::point_probe fresh(tree, key);
+      const int fresh_steps = drive(fresh);
+      const int stale_steps = steps_before + drive(stale);
+      const std::optional<std::uint64_t> expected =
+          wanted < 60 && wanted % 2 == 0 ? std::optional<std::uint64_t>(wanted + 7) : std::nullopt;
+      EXPECT_EQ(fresh.result(), expected) << "key " << wanted;
+      EXPECT_EQ(stale.result(), expected) << "key " << wanted << ", steps before the splits " << steps_before;
+      EXPECT_GT(stale_steps, fresh_steps) << "key " << wanted << ", steps before the splits " << steps_before;
+    }
+  }
+}
+
 TEST(Masstree, SmallLayerRootsGrowIntoFullNodes) {
   // Keys sharing their first slice go on in a layer whose root starts with 4 slots; the fifth
   // key makes it grow into a full node, later ones split that. Every key stays findable through

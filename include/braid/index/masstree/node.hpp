@@ -103,7 +103,7 @@ class node_version {
   static constexpr word split_counter_unit = word{1} << 16;   // bits 16..31
   static constexpr word dirty_bits = inserting_bit | splitting_bit;
 
-  explicit node_version(word initial) noexcept : word_(initial) {}
+  constexpr explicit node_version(word initial) noexcept : word_(initial) {}
 
   // A version with no dirty bit (spins while a writer is inside its critical section, which
   // never suspends). Acquire: the reads that follow see what the last writer wrote.
@@ -261,7 +261,7 @@ using permutation = basic_permutation<border_width>;
 struct node_base {
   node_version version;
 
-  explicit node_base(node_version::word initial) noexcept : version(initial) {}
+  constexpr explicit node_base(node_version::word initial) noexcept : version(initial) {}
 };
 
 // The out-of-line suffixes of a border node's long keys, packed in one block per node (as

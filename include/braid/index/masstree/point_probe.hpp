@@ -53,7 +53,7 @@ class point_probe {
   [[nodiscard]] const void* next() const noexcept { return next_; }
   [[nodiscard]] std::optional<value_type> result() const noexcept { return result_; }
 
-  void step() noexcept {
+  [[gnu::always_inline]] void step() noexcept {
     switch (stage_) {
       case stage::descending:
         descent_.step();
