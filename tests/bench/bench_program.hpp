@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 #include <string>
@@ -65,5 +66,43 @@ inline double number(const row& fields, const std::string& name) {
   }
   return std::stod(found->second);
 }
+
+// `braid-bench run <experiment> <arguments>`: the exit status and the output.
+inline program_result run_experiment(const std::string& experiment, const std::vector<std::string>& arguments) {
+  std::vector<std::string> command = {program, "run", experiment};
+  command.insert(command.end(), arguments.begin(), arguments.end());
+  return run_program(command);
+}
+
+// The same with `--format csv`, its rows parsed.
+inline run_output run_experiment_csv(const std::string& experiment, std::vector<std::string> arguments) {
+  arguments.insert(arguments.end(), {"--format", "csv"});
+  return parse_csv(run_experiment(experiment, arguments));
+}
+
+// An invocation the program must refuse, and what its one-line message must contain ("": any).
+struct refused_arguments {
+  std::vector<std::string> arguments;
+  std::string message;
+};
+
+// Each invocation exits with status 2 and one line on its output naming the problem.
+inline void expect_refused(const std::string& experiment, const std::vector<refused_arguments>& cases) {
+  for (const auto& [arguments, message] : cases) {
+    const program_result result = run_experiment(experiment, arguments);
+    const std::string shown = experiment + " " + (arguments.empty() ? "" : arguments.back()) + ": " + result.output;
+    EXPECT_EQ(result.exit_status, 2) << shown;
+    EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 1) << shown;
+    EXPECT_NE(result.output.find(message), std::string::npos) << shown;
+  }
+}
+
+// Tests of the program skip in builds without it.
+class bench_program_test : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (program.empty()) GTEST_SKIP() << "this build has no braid-bench";
+  }
+};
 
 }  // namespace braid::bench::test_support

@@ -55,17 +55,9 @@ TEST(MasstreeStringsKeys, TheGetOrderVisitsEveryKeyOnce) {
   EXPECT_FALSE(std::is_sorted(order.begin(), order.end()));
 }
 
-class MasstreeStrings : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (program.empty()) GTEST_SKIP() << "this build has no braid-bench";
-  }
-  static run_output bench(std::vector<std::string> arguments) {
-    arguments.insert(arguments.begin(), {program, "run", "masstree-strings"});
-    arguments.insert(arguments.end(), {"--format", "csv"});
-    return parse_csv(run_program(arguments));
-  }
-};
+using MasstreeStrings = bench_program_test;
+
+run_output bench(const std::vector<std::string>& arguments) { return run_experiment_csv("masstree-strings", arguments); }
 
 TEST_F(MasstreeStrings, EveryOptionAndSettingReachesTheRows) {
   const run_output run = bench({"--keys", "3000", "--group", "2,5", "--repetitions", "1", "--pages", "4k", "--set",
@@ -102,17 +94,11 @@ TEST_F(MasstreeStrings, EveryOptionAndSettingReachesTheRows) {
 }
 
 TEST_F(MasstreeStrings, RefusesBadValues) {
-  for (const std::vector<std::string>& arguments :
-       {std::vector<std::string>{"--keys", "100", "--set", "bits=16"},
-        {"--keys", "100", "--set", "prefix=" + std::string(65, 'x')},
-        {"--keys", "0"},
-        {"--keys", "100", "--threads", "1"},
-        {"--keys", "100", "--set", "width=3"}}) {
-    std::vector<std::string> command = {program, "run", "masstree-strings"};
-    command.insert(command.end(), arguments.begin(), arguments.end());
-    const program_result result = run_program(command);
-    EXPECT_EQ(result.exit_status, 2) << arguments.back() << ": " << result.output;
-  }
+  expect_refused("masstree-strings", {{{"--keys", "100", "--set", "bits=16"}, "bits"},
+                                      {{"--keys", "100", "--set", "prefix=" + std::string(65, 'x')}, "prefix"},
+                                      {{"--keys", "0"}, "--keys"},
+                                      {{"--keys", "100", "--threads", "1"}, "not an option"},
+                                      {{"--keys", "100", "--set", "width=3"}, "width"}});
 }
 
 }  // namespace

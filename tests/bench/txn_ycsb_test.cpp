@@ -26,11 +26,7 @@ namespace {
 
 using namespace test_support;
 
-run_output bench(std::vector<std::string> arguments) {
-  arguments.insert(arguments.begin(), {program, "run", "txn-ycsb"});
-  arguments.insert(arguments.end(), {"--format", "csv"});
-  return parse_csv(run_program(arguments));
-}
+run_output bench(const std::vector<std::string>& arguments) { return run_experiment_csv("txn-ycsb", arguments); }
 
 // The checksum of the first `transactions` transactions of the stream, recomputed without the
 // engine: the records in a std::unordered_map, each read returning what the map holds (an
@@ -84,12 +80,7 @@ txn_ycsb::workload_shape quick_shape(std::size_t records, std::size_t transactio
           .seed = seed};
 }
 
-class TxnYcsb : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (program.empty()) GTEST_SKIP() << "this build has no braid-bench";
-  }
-};
+using TxnYcsb = bench_program_test;
 
 TEST_F(TxnYcsb, EveryLogModeAndIsolationRunsWithQuickAndReadsWhatAPlainMapHolds) {
   // --quick: 20,000 records, 2,000 transactions a pass; sync: 100 x group x threads.
@@ -220,7 +211,7 @@ TEST_F(TxnYcsb, EveryOptionChangesWhatRuns) {
 }
 
 TEST_F(TxnYcsb, BadValuesExitTwoWithOneLineNamingTheProblem) {
-  const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
+  std::vector<refused_arguments> bad = {
       {{"--set", "log=disk"}, "log=disk"},
       {{"--set", "log=none,none"}, "given twice"},
       {{"--set", "mix=write-only"}, "mix=write-only"},
@@ -234,14 +225,8 @@ TEST_F(TxnYcsb, BadValuesExitTwoWithOneLineNamingTheProblem) {
       {{"--pages", "4k"}, "not an option"},
       {{"--keys", "3000", "--size", "1MiB"}, "give one"},
   };
-  for (const auto& [arguments, expected] : bad) {
-    std::vector<std::string> command = {program, "run", "txn-ycsb", "--quick"};
-    command.insert(command.end(), arguments.begin(), arguments.end());
-    const program_result result = run_program(command);
-    EXPECT_EQ(result.exit_status, 2) << arguments.front() << ": " << result.output;
-    EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 1) << result.output;
-    EXPECT_NE(result.output.find(expected), std::string::npos) << result.output;
-  }
+  for (refused_arguments& each : bad) each.arguments.insert(each.arguments.begin(), "--quick");
+  expect_refused("txn-ycsb", bad);
 }
 
 }  // namespace
