@@ -95,15 +95,15 @@ struct hop : tasks::annotated_task<hop> {
 
 std::uint64_t value_at(std::size_t index) { return (index + 1) * 0x9E3779B97F4A7C15ull; }
 
-// The chains' share of `tasks` (the first ones one task more), each at least one task.
-std::uint32_t steps_of(std::size_t chain, std::size_t chains, std::size_t tasks) {
-  return static_cast<std::uint32_t>(tasks / chains + (chain < tasks % chains ? 1 : 0));
+// Chain `chain`'s share of `task_count` tasks (the first ones one more), at least one each.
+std::uint32_t steps_of(std::size_t chain, std::size_t chains, std::size_t task_count) {
+  return static_cast<std::uint32_t>(task_count / chains + (chain < task_count % chains ? 1 : 0));
 }
 
-std::uint64_t plain_sums(std::size_t chains, std::size_t tasks) {
+std::uint64_t plain_sums(std::size_t chains, std::size_t task_count) {
   std::uint64_t checksum = 0;
   for (std::size_t chain = 0; chain < chains; ++chain) {
-    const std::uint32_t steps = steps_of(chain, chains, tasks);
+    const std::uint32_t steps = steps_of(chain, chains, task_count);
     for (std::uint32_t step = 0; step < steps; ++step) checksum += value_at((chain + step) % ring_size);
   }
   return checksum;
@@ -114,7 +114,7 @@ struct task_setup {
   std::unique_ptr<tasks::runtime> runtime;
   std::vector<tasks::resource_ptr> ring;
 
-  task_setup(unsigned workers, tasks::primitive protocol, const std::unique_ptr<cell[]>& cells)
+  task_setup(unsigned workers, tasks::primitive protocol, cell* cells)
       : runtime(std::make_unique<tasks::runtime>(tasks::runtime_config{.workers = workers})) {
     for (std::size_t i = 0; i < ring_size; ++i) {
       const auto owner = static_cast<std::uint16_t>(i % workers);
@@ -122,15 +122,15 @@ struct task_setup {
     }
   }
 
-  // One pass: `chains` chains sharing `tasks` tasks; returns the sum of their sums.
-  std::uint64_t run(std::size_t chains, std::size_t tasks, tasks::prefetch_distance distance,
+  // One pass: `chains` chains sharing `task_count` tasks; returns the sum of their sums.
+  std::uint64_t run(std::size_t chains, std::size_t task_count, tasks::prefetch_distance distance,
                     tasks::access_intent intent, successor_form form) {
     runtime->set_prefetch_distance(distance);
     pass_state state;
     state.running.store(chains, std::memory_order_relaxed);
     for (std::size_t chain = 0; chain < chains; ++chain) {
       hop* first = runtime->allocate<hop>(ring.data(), &state, static_cast<std::uint32_t>(chain % ring_size),
-                                          steps_of(chain, chains, tasks), intent, form);
+                                          steps_of(chain, chains, task_count), intent, form);
       if (form == successor_form::other_worker) first->annotate_worker(static_cast<std::uint16_t>(chain % 2));
       runtime->spawn(*first);
     }
@@ -140,33 +140,33 @@ struct task_setup {
 };
 
 void run_task_cost(run_context& context) {
-  const std::size_t tasks = context.keys_or(context.quick() ? 20'000 : 2'000'000);
+  const std::size_t task_count = context.keys_or(context.quick() ? 20'000 : 2'000'000);
   const unsigned repetitions = context.repetitions_or(context.quick() ? 3 : 9);
   const std::vector<std::size_t> groups = context.groups_or({1, 16});
-  if (tasks < *std::max_element(groups.begin(), groups.end())) {
+  if (task_count < *std::max_element(groups.begin(), groups.end())) {
     throw usage_error("task-cost: --keys (tasks per pass) must be at least the number of chains (--group)");
   }
-  if (tasks > std::size_t{1} << 32) throw usage_error("task-cost: --keys (tasks per pass) must be at most 2^32");
+  if (task_count >= std::size_t{1} << 32) throw usage_error("task-cost: --keys (tasks per pass) must be below 2^32");
 
   auto cells = std::make_unique<cell[]>(ring_size);
   for (std::size_t i = 0; i < ring_size; ++i) cells[i].value = value_at(i);
   const bool wants_one_worker = context.selected("chain") || context.selected("chain-prefetch") ||
                                 context.selected("spawn-local");
   std::optional<task_setup> unsynchronized, optimistic, two_workers;
-  if (wants_one_worker) unsynchronized.emplace(1, tasks::primitive::none, cells);
-  if (context.selected("chain-optimistic")) optimistic.emplace(1, tasks::primitive::olfit, cells);
-  if (context.selected("spawn-remote")) two_workers.emplace(2, tasks::primitive::none, cells);
+  if (wants_one_worker) unsynchronized.emplace(1, tasks::primitive::none, cells.get());
+  if (context.selected("chain-optimistic")) optimistic.emplace(1, tasks::primitive::olfit, cells.get());
+  if (context.selected("spawn-remote")) two_workers.emplace(2, tasks::primitive::none, cells.get());
   context.note("cpus", std::to_string(std::thread::hardware_concurrency()) + " hardware threads");
 
   using tasks::access_intent;
   using tasks::prefetch_distance;
   for (const std::size_t chains : groups) {
     std::vector<technique_run> techniques;
-    techniques.push_back({"plain", [&] { return plain_sums(chains, tasks); }});
+    techniques.push_back({"plain", [&] { return plain_sums(chains, task_count); }});
     const auto add = [&](const char* name, task_setup* setup, prefetch_distance distance, access_intent intent,
                          successor_form form) {
       if (setup == nullptr || !context.selected(name)) return;
-      techniques.push_back({name, [=] { return setup->run(chains, tasks, distance, intent, form); }});
+      techniques.push_back({name, [=] { return setup->run(chains, task_count, distance, intent, form); }});
     };
     task_setup* one = unsynchronized ? &*unsynchronized : nullptr;
     add("chain", one, prefetch_distance::off(), access_intent::write, successor_form::self);
@@ -183,7 +183,7 @@ void run_task_cost(run_context& context) {
     for (const measurement& m : measured) {
       const unsigned workers = m.name == "spawn-remote" ? 2 : 1;
       // Every chain runs once more to report its sum: those runs are tasks too.
-      const double runs = static_cast<double>(m.name == "plain" ? tasks : tasks + chains);
+      const double runs = static_cast<double>(m.name == "plain" ? task_count : task_count + chains);
       result_row row;
       row.set("structure", "task-runtime")
           .set("technique", m.name)

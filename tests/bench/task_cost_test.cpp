@@ -56,6 +56,7 @@ TEST_F(TaskCost, EveryOptionReachesTheRows) {
 TEST_F(TaskCost, RefusesBadValues) {
   expect_refused("task-cost", {{{"--keys", "4", "--group", "5"}, "at least the number of chains"},
                                {{"--keys", "0"}, "--keys"},
+                               {{"--keys", "4294967296"}, "below 2^32"},
                                {{"--keys", "100", "--threads", "2"}, "not an option"},
                                {{"--keys", "100", "--technique", "chain-teleport"}, "unknown technique"}});
 }
