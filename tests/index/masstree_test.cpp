@@ -27,6 +27,13 @@ using model_type = std::map<std::string, std::uint64_t>;
 
 constexpr std::size_t group_sizes[] = {1, 2, 3, 7, 16, 64};
 
+// A number as an 8-byte big-endian key: keys of one layer, in the numbers' order.
+std::string eight_byte_key(std::uint64_t number) {
+  std::string key(8, '\0');
+  for (int byte = 0; byte < 8; ++byte) key[7 - byte] = static_cast<char>(number >> (8 * byte));
+  return key;
+}
+
 // Runs an operation that must finish without suspending to its end.
 template <class Operation>
 auto run_to_end(Operation operation) {
@@ -347,19 +354,14 @@ TEST(Masstree, ProbeStartedBeforeRootSplitsClimbsToTheNewRoot) {
     }
     return steps;
   };
-  const auto key_of_number = [](std::uint64_t number) {  // 8-byte keys: one layer
-    std::string key(8, '\0');
-    for (int byte = 0; byte < 8; ++byte) key[7 - byte] = static_cast<char>(number >> (8 * byte));
-    return key;
-  };
   for (const int steps_before : {0, 1}) {
     for (const std::uint64_t wanted : {std::uint64_t{0}, std::uint64_t{40}, std::uint64_t{41}, ~std::uint64_t{0}}) {
       tree_type tree;
-      for (std::uint64_t number = 0; number < 60; number += 2) tree.insert_or_assign(key_of_number(number), number + 7);
-      const std::string key = key_of_number(wanted);
+      for (std::uint64_t number = 0; number < 60; number += 2) tree.insert_or_assign(eight_byte_key(number), number + 7);
+      const std::string key = eight_byte_key(wanted);
       tree_type::point_probe stale(tree, key);
       for (int step = 0; step < steps_before; ++step) stale.step();
-      for (std::uint64_t number = 1'000; number < 40'000; ++number) tree.insert_or_assign(key_of_number(number * 3), number);
+      for (std::uint64_t number = 1'000; number < 40'000; ++number) tree.insert_or_assign(eight_byte_key(number * 3), number);
       tree_type::point_probe fresh(tree, key);
       const int fresh_steps = drive(fresh);
       const int stale_steps = steps_before + drive(stale);
@@ -426,17 +428,12 @@ TEST(Masstree, AscendingInsertsFillNodes) {
   std::mt19937_64 random(51);
   std::vector<std::uint64_t> values(20'000);
   for (std::size_t index = 0; index < values.size(); ++index) values[index] = index;
-  auto key_of = [](std::uint64_t value) {
-    std::string key(8, '\0');
-    for (int byte = 0; byte < 8; ++byte) key[byte] = static_cast<char>(value >> (56 - 8 * byte));
-    return key;
-  };
-  for (const std::uint64_t value : values) ascending.put(key_of(value), value);
+  for (const std::uint64_t value : values) ascending.put(eight_byte_key(value), value);
   std::shuffle(values.begin(), values.end(), random);
-  for (const std::uint64_t value : values) scattered.put(key_of(value), value);
+  for (const std::uint64_t value : values) scattered.put(eight_byte_key(value), value);
   for (const std::uint64_t value : values) {
-    ASSERT_EQ(ascending.find(key_of(value)), value);
-    ASSERT_EQ(scattered.find(key_of(value)), value);
+    ASSERT_EQ(ascending.find(eight_byte_key(value)), value);
+    ASSERT_EQ(scattered.find(eight_byte_key(value)), value);
   }
   EXPECT_LT(ascending.memory_bytes() * 5, scattered.memory_bytes() * 4)
       << "ascending inserts should leave nodes fuller than random ones";
