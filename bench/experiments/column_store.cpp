@@ -9,8 +9,8 @@
 // phases: `locate` (the list's bulk index join: the codes, into a buffer reused across passes)
 // and `query` (locate, the bitmap of codes over the dictionary, and the scan of the index
 // vector against it). Main runs naive, gp, amac, coro,
-// coro_nested (a task per probe) and fiber; Delta naive, coro and fiber (its tree has no gp /
-// amac / nested form; the thesis interleaves it with coroutines).
+// coro_nested (a task per probe) and fiber; Delta naive, coro, coro_nested (a task per node and
+// per probe) and fiber (its tree has no gp / amac form; the thesis interleaves it with coroutines).
 //
 // column-reconstruction (thesis Fig. 4.17 / 4.18): SELECT * FROM t WHERE key = x, the tuple
 // reconstruction: for random rows, every column's value, interleaved across columns. Columns
@@ -83,7 +83,7 @@ std::vector<std::size_t> setting_list(const run_context& context, const std::str
 // ---- column-in-predicate ----------------------------------------------------------------------
 
 const std::vector<std::string> main_techniques = {"naive", "gp", "amac", "coro", "coro_nested", "fiber"};
-const std::vector<std::string> delta_techniques = {"naive", "coro", "fiber"};
+const std::vector<std::string> delta_techniques = {"naive", "coro", "coro_nested", "fiber"};
 
 struct in_data {
   std::unique_ptr<column_type_t> main;   // the rows in Main only

@@ -140,8 +140,9 @@ void check_fragment_forms(std::uint64_t seed) {
   for (std::size_t i = 0; i < 200; ++i) probes.push_back(static_cast<Key>(static_cast<std::int64_t>(random() % (2 * distinct)) * 7919 - 100000 + (i % 5 == 0 ? 1 : 0)));
   const auto main_located = run(interleaved_scheduler{8}, probes, [&](Key k) { return main.template locate_lookup<interleaved>(k); });
   const auto delta_located = run(interleaved_scheduler{8}, probes, [&](Key k) { return delta.template locate_lookup<interleaved>(k); });
-  const auto nested_located = run(interleaved_scheduler{8}, probes, [&](Key k) { return main.template locate_nested<interleaved>(k); });
-  const auto plain_nested = run(interleaved_scheduler{8}, probes, [&](Key k) { return main.template locate_nested<sequential>(k); });
+  const auto nested_located = run(interleaved_scheduler{8}, probes, [&](Key k) { return main.dictionary().template lookup_nested<interleaved>(k); });
+  const auto plain_nested = run(interleaved_scheduler{8}, probes, [&](Key k) { return main.dictionary().template lookup_nested<sequential>(k); });
+  const auto delta_nested = run(interleaved_scheduler{8}, probes, [&](Key k) { return delta.index().template lookup_nested<interleaved>(k); });
   for (std::size_t i = 0; i < probes.size(); ++i) {
     const auto m = main.locate(probes[i]);
     ASSERT_EQ(main_located[i].has_value(), m.has_value());
@@ -151,6 +152,7 @@ void check_fragment_forms(std::uint64_t seed) {
     ASSERT_EQ(nested_located[i], main_located[i]);
     ASSERT_EQ(plain_nested[i], main_located[i]);
     ASSERT_EQ(delta_located[i], delta.locate(probes[i]));
+    ASSERT_EQ(delta_nested[i], delta_located[i]);
     ASSERT_EQ(m.has_value(), delta.locate(probes[i]).has_value());
   }
 }

@@ -187,7 +187,8 @@ TEST(ArgumentChecks, EachStructureRefusesTheTechniquesItDoesNotHave) {
   const std::string all_flat = "naive,gp,amac,coro,fiber,adaptive";
   expect_techniques<decltype(chained), std::uint32_t, decltype(chained)::result_type>(chained, keys32, "chained_hash_table", all_flat);
   expect_techniques<decltype(probing), std::uint64_t, decltype(probing)::result_type>(probing, keys64, "linear_probing_table", all_flat + ",imlp-dynamic,imlp-static,imlp-hybrid");
-  expect_techniques<decltype(array), std::uint64_t, decltype(array)::result_type>(array, keys64, "sorted_array", all_flat + ",imlp-dynamic,imlp-static,imlp-hybrid");
+  expect_techniques<decltype(array), std::uint64_t, decltype(array)::result_type>(array, keys64, "sorted_array",
+                                                                                  "naive,gp,amac,coro,coro_nested,fiber,adaptive,imlp-dynamic,imlp-static,imlp-hybrid");
   expect_techniques<decltype(eytzinger), std::uint64_t, decltype(eytzinger)::result_type>(eytzinger, keys64, "eytzinger_array", all_flat);
   expect_techniques<decltype(bst), std::uint64_t, optional64>(bst, keys64, "binary_search_tree",
                                                               all_flat + ",imlp-dynamic,imlp-static,imlp-hybrid");

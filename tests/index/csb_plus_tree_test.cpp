@@ -168,7 +168,8 @@ using coded_node_sizes = ::testing::Types<csb_plus_tree_over_codes<std::uint64_t
                                           csb_plus_tree_over_codes<std::uint64_t, 256>>;
 TYPED_TEST_SUITE(CsbPlusTreeOverCodes, coded_node_sizes);
 
-const std::vector<technique> coded_techniques = {technique::naive, technique::coro, technique::fiber, technique::adaptive};
+const std::vector<technique> coded_techniques = {technique::naive, technique::coro, technique::coro_nested, technique::fiber,
+                                                 technique::adaptive};
 
 // Every technique and group size against the oracle (value -> code).
 template <class Tree>

@@ -23,9 +23,10 @@ namespace braid::testing {
 inline constexpr std::array<std::size_t, 6> differential_groups = {1, 2, 3, 7, 16, 64};
 inline constexpr std::array<technique, 6> all_techniques = {technique::naive, technique::gp, technique::amac,
                                                             technique::coro, technique::fiber, technique::adaptive};
-// The generated IMLP techniques, checked on the structures that have a kernel.
-inline constexpr std::array<technique, 3> imlp_techniques = {technique::imlp_dynamic, technique::imlp_static,
-                                                             technique::imlp_hybrid};
+// The nested coroutine and the generated IMLP techniques, checked on the structures that have
+// them (a lookup_nested, a kernel).
+inline constexpr std::array<technique, 4> optional_techniques = {technique::coro_nested, technique::imlp_dynamic,
+                                                                 technique::imlp_static, technique::imlp_hybrid};
 
 // Batch lengths that cover the empty input, inputs shorter than a group, exact multiples of
 // the group sizes and ragged last groups.
@@ -48,7 +49,7 @@ void expect_all_techniques_agree(const Structure& structure, const std::vector<K
                                  const std::string& context) {
   ASSERT_EQ(keys.size(), expected.size());
   std::vector<technique> techniques(all_techniques.begin(), all_techniques.end());
-  for (technique how : imlp_techniques) {
+  for (technique how : optional_techniques) {
     if (detail::implements<Structure, Key, Result, prefetch_hint::t0>(how)) techniques.push_back(how);
   }
   for (technique how : techniques) {

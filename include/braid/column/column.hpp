@@ -15,9 +15,9 @@
 // The IN-predicate runs in two phases per fragment: locate every list value in the fragment's
 // dictionary (a bulk index join, run with the chosen technique), set the found codes in a
 // bitmap over the dictionary, then scan the index vector counting rows whose code is set.
-// Main's locate has every technique of sorted_array (naive, gp, amac, coro, fiber, adaptive)
-// and coro_nested (main_fragment::locate_nested, a task per probe);
-// Delta's those of csb_plus_tree_over_codes (naive, coro, fiber, adaptive): asking Delta for
+// Main's locate has every technique of sorted_array (naive, gp, amac, coro, coro_nested, fiber,
+// adaptive); Delta's those of csb_plus_tree_over_codes (naive, coro, coro_nested, fiber,
+// adaptive): asking Delta for
 // gp or amac throws std::invalid_argument, as multi_find does, whether or not Delta holds rows.
 //
 // Complexity: count_in O(|list| log d + n) per fragment; merge O(n log d).
@@ -199,13 +199,7 @@ class typed_column final : public column {
   // Locate phase on Main: the dictionary position of each of `keys` (nullopt: absent).
   void locate_main_codes(std::span<const Key> keys, std::span<std::optional<std::size_t>> located, technique how,
                          std::size_t group) const {
-    if (how == technique::coro_nested) {
-      if (located.size() < keys.size()) throw std::invalid_argument("locate_main_codes: output shorter than input");
-      run_into(interleaved_scheduler{group}, keys,
-               [this](const Key& key) { return main_.template locate_nested<interleaved>(key); }, located);
-    } else {
-      main_.dictionary().multi_find(keys, located, how, group);
-    }
+    main_.dictionary().multi_find(keys, located, how, group);
   }
   void locate_delta_codes(std::span<const Key> keys, std::span<std::optional<std::uint32_t>> located, technique how,
                           std::size_t group) const {

@@ -7,12 +7,12 @@
 //   std::optional<std::uint32_t> code = main.locate(42);            // code of 42, or absent
 //   std::int64_t value = main.extract(*code);                       // dictionary[code]
 //   std::int64_t cell = main.get(row);                              // extract(codes[row])
-//   // each also as a coroutine on the mode: locate_lookup<M>, locate_nested<M> (a task per
-//   // probe), get_lookup<M> (coro<>),
+//   // each also as a coroutine on the mode: locate_lookup<M> (and the dictionary's
+//   // lookup_nested<M>, a task per probe), get_lookup<M> (coro<>),
 //   // get_task<M> (one task frame) and get_nested<M> (a task per helper: code_at, extract)
 //
 // The dictionary is a braid::sorted_array (so its locate has every technique of multi_find:
-// naive, gp, amac, coro, fiber, adaptive); the index vector a bit_packed_vector.
+// naive, gp, amac, coro, coro_nested, fiber, adaptive); the index vector a bit_packed_vector.
 //
 // Complexity: construction O(n log d) for n rows and d distinct values; locate O(log d);
 // extract O(1); get O(1) with two dependent loads (the code's word, then the dictionary entry:
@@ -90,32 +90,6 @@ class main_fragment {
   template <execution_mode M>
   coro<std::optional<std::size_t>> locate_lookup(Key value) const {
     return dictionary_.template lookup<M>(value);
-  }
-
-  // The same search written as nested calls: the plain branch-free binary search whose every
-  // probe is a child task (the mechanical conversion; a frame per probe). Equal to locate().
-  // Not inlined: GCC 12 at -O3 otherwise places the coroutine's actor in the comdat group of
-  // the scheduler loop it was inlined into, and links fail when another object's copy wins.
-  template <execution_mode M>
-  [[gnu::noinline]] task<std::optional<std::size_t>> locate_nested(Key value) const {
-    const std::size_t size = dictionary_.size();
-    if (size == 0) co_return std::nullopt;
-    std::size_t low = 0;
-    std::size_t remaining = size;
-    while (remaining > 1) {
-      const std::size_t half = remaining / 2;
-      const Key probed = co_await probe<M>(low + half);
-      low = probed < value ? low + half : low;
-      remaining -= half;
-    }
-    const Key at = co_await probe<M>(low);
-    const std::size_t bound = low + (at < value ? 1 : 0);
-    if (bound < size && dictionary_[bound] == value) co_return bound;
-    co_return std::nullopt;
-  }
-  template <execution_mode M>
-  task<Key> probe(std::size_t position) const {
-    co_return co_await fetch<M>(&dictionary_[position]);
   }
 
   // get as one flat frame: the code's word, then the dictionary entry.

@@ -39,7 +39,8 @@
 // Thread-safe for any number of readers (the tree never changes after construction).
 //
 // csb_plus_tree_over_codes, below, is the thesis's Delta variant: the same inner levels over a
-// dictionary, with leaves of codes and one more suspension per comparison in a leaf.
+// dictionary, with leaves of codes and one more suspension per comparison in a leaf; it also
+// has lookup_nested<M> (a child task per node and per probe: technique::coro_nested).
 #pragma once
 
 #include <algorithm>
@@ -58,6 +59,7 @@
 
 #include "braid/core/coro.hpp"
 #include "braid/core/fetch.hpp"
+#include "braid/core/task.hpp"
 #include "braid/core/fiber.hpp"
 #include "braid/core/huge_buffer.hpp"
 #include "braid/core/mode.hpp"
@@ -406,6 +408,42 @@ class csb_plus_tree_over_codes : public detail::multi_find_member<csb_plus_tree_
   template <prefetch_hint Hint = default_prefetch_hint>
   [[nodiscard]] std::optional<code_type> find_on_fiber(fiber_context& context, const Key& value) const {
     return descend(value, detail::fiber_line_load<Hint>{context});
+  }
+
+  // lookup<M> written as the mechanical conversion of nested calls (technique::coro_nested):
+  // each node below the root and each dictionary probe is a child task. Not inlined, for the
+  // reason sorted_array::lookup_nested gives.
+  template <execution_mode M>
+  [[gnu::noinline]] task<std::optional<code_type>> lookup_nested(Key value) const {
+    if (tree_.levels == 0) co_return std::nullopt;
+    const leaf_node* leaf = leaf_at(0);
+    if (tree_.levels > 1) {
+      node_index current = levels_type::child_for(*inner_at(0), value);
+      for (std::size_t level = 2; level < tree_.levels; ++level) current = co_await child_task<M>(current, value);
+      leaf = co_await node_task<M>(leaf_at(current));
+    }
+    const code_type* base = leaf->codes;
+    std::size_t length = leaf->count;
+    while (length > 1) {
+      const std::size_t half = length / 2;
+      const Key probe = co_await value_task<M>(base[half]);
+      base = !(value < probe) ? base + half : base;
+      length -= half;
+    }
+    if (co_await value_task<M>(*base) == value) co_return *base;
+    co_return std::nullopt;
+  }
+  template <execution_mode M>
+  task<node_index> child_task(node_index inner, Key value) const {
+    co_return levels_type::child_for(co_await fetch_lines<M>(inner_at(inner)), value);
+  }
+  template <execution_mode M>
+  task<const leaf_node*> node_task(const leaf_node* leaf) const {
+    co_return &co_await fetch_lines<M>(leaf);
+  }
+  template <execution_mode M>
+  task<Key> value_task(code_type code) const {
+    co_return co_await fetch<M>(dictionary_ + code);
   }
 
   // Throws std::logic_error naming the first broken invariant.

@@ -24,6 +24,8 @@
 // interleaves one probe per level below them, where the misses are, and once the range fits
 // in a cache line fetches its line(s) once and finishes there:
 //   lookup<M>(key)             every such probe `co_await fetch<M>`ed;
+//   lookup_nested<M>(key)      the same search as nested calls: every such probe a child task
+//                              (a frame per probe; technique::coro_nested);
 //   find_on_fiber<H>(context, key)   the plain search on a stackful fiber, yielding at each probe;
 //   find_group_prefetching<H>     groups advance level by level in lock step: every search of
 //                                 a group takes the same number of steps, GP's best case;
@@ -47,6 +49,7 @@
 
 #include "braid/core/coro.hpp"
 #include "braid/core/fetch.hpp"
+#include "braid/core/task.hpp"
 #include "braid/core/fiber.hpp"
 #include "braid/core/huge_buffer.hpp"
 #include "braid/core/mode.hpp"
@@ -149,6 +152,34 @@ class sorted_array : public detail::multi_find_member<sorted_array<Key>, Key, st
       descend(key, low, remaining);
     }
     co_return present_at(low, key);
+  }
+
+  // lookup<M> written as the mechanical conversion of nested calls: each probe below the hot
+  // levels is a child task (probe_task). Not inlined: GCC 12 at -O3 otherwise places the
+  // coroutine's actor in the comdat group of the scheduler loop it was inlined into, and links
+  // fail when another object's copy wins.
+  template <execution_mode M>
+  [[gnu::noinline]] task<result_type> lookup_nested(Key key) const {
+    if (size_ == 0) co_return std::nullopt;
+    std::size_t low = 0;
+    std::size_t remaining = size_;
+    descend_hot_levels(key, low, remaining);
+    while (remaining > keys_per_line) {
+      const std::size_t half = remaining / 2;
+      const Key probed = co_await probe_task<M>(low + half);
+      low = probed < key ? low + half : low;
+      remaining -= half;
+    }
+    if (remaining > 1) {
+      if constexpr (M::suspends) prefetch<M::hint>(keys_.data() + low + remaining);
+      co_await probe_task<M>(low);
+      descend(key, low, remaining);
+    }
+    co_return present_at(low, key);
+  }
+  template <execution_mode M>
+  task<Key> probe_task(std::size_t position) const {
+    co_return co_await fetch<M>(&keys_[position]);
   }
 
   template <prefetch_hint Hint>
