@@ -14,6 +14,8 @@ const std::vector<command>& commands() {
        "this machine's dependent-load latency and memory-level parallelism (k = 1..64 chases)", roofline_command},
       {"run", "run NAME [options]", "run one experiment or figure preset; `braid-bench run --help` for the options",
        run_command},
+      {"table", "table --schema S --csv FILE QUERY [options]",
+       "the column store's IN-predicate or SELECT by key over a CSV file; `braid-bench table --help`", table_command},
       {"workload", "workload --ycsb W --records N [options]",
        "writes YCSB workload files (fill + run); `braid-bench workload --help`", workload_command},
   };

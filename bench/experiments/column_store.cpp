@@ -147,6 +147,7 @@ void emit_in_rows(run_context& context, const std::string& fragment, const std::
         .set("size_bytes", static_cast<std::int64_t>(dictionary_bytes))
         .set("rows", static_cast<std::int64_t>(rows))
         .set("list_values", static_cast<std::int64_t>(list_size))
+        .set("ops", static_cast<std::int64_t>(list_size))
         .set("ns_per_op", per_value)
         .set("query_ms", m.median_ns / 1e6)
         .set("checksum", std::to_string(m.checksum));
