@@ -8,9 +8,11 @@
 // twice the dictionary's range: about half present). Per fragment, technique and group, two
 // phases: `locate` (the list's bulk index join: the codes, into a buffer reused across passes)
 // and `query` (locate, the bitmap of codes over the dictionary, and the scan of the index
-// vector against it). Main runs naive, gp, amac, coro,
-// coro_nested (a task per probe) and fiber; Delta naive, coro, coro_nested (a task per node and
-// per probe) and fiber (its tree has no gp / amac form; the thesis interleaves it with coroutines).
+// vector against it). Main runs naive, gp, amac, coro, coro_nested (a task per probe) and
+// fiber; Delta naive, coro, coro_nested (a task per node and per probe) and fiber (its tree has
+// no gp / amac form; the thesis interleaves it with coroutines). Rows carry frame_bytes, the
+// frame-pool bytes of one locate (coro: its frame; coro_nested: the peak of its chain; 0 for
+// naive, gp and amac; none for fiber, whose stack is not a frame).
 //
 // column-reconstruction (thesis Fig. 4.17 / 4.18): SELECT * FROM t WHERE key = x, the tuple
 // reconstruction: for random rows, every column's value, interleaved across columns. Columns
@@ -127,8 +129,22 @@ in_data build_in_data(run_context& context, std::size_t dictionary_bytes, std::s
   return data;
 }
 
+// Frame-pool bytes of one locate in `dictionary` (sorted_array or csb_plus_tree_over_codes) by
+// the coroutine techniques, whose frames hold the lookup's state (nested: the peak of the chain).
+struct locate_frames {
+  std::int64_t coro = 0;
+  std::int64_t coro_nested = 0;
+};
+template <class Dictionary>
+locate_frames frames_of_locate(const Dictionary& dictionary, key_type key) {
+  return {static_cast<std::int64_t>(ordered::pool_bytes_per_operation([&] { return dictionary.template lookup<interleaved>(key); })),
+          static_cast<std::int64_t>(
+              ordered::pool_bytes_per_operation([&] { return dictionary.template lookup_nested<interleaved>(key); }))};
+}
+
 void emit_in_rows(run_context& context, const std::string& fragment, const std::string& phase, std::size_t dictionary_bytes,
-                  std::size_t rows, std::size_t list_size, const std::vector<measurement>& measured) {
+                  std::size_t rows, std::size_t list_size, const locate_frames& frames,
+                  const std::vector<measurement>& measured) {
   double naive_ns = 0;
   for (const measurement& m : measured) {
     if (m.name == "naive") naive_ns = m.median_ns;
@@ -152,6 +168,9 @@ void emit_in_rows(run_context& context, const std::string& fragment, const std::
         .set("query_ms", m.median_ns / 1e6)
         .set("checksum", std::to_string(m.checksum));
     if (naive_ns > 0) row.set("speedup_vs_naive", naive_ns / m.median_ns);
+    if (technique_name == "coro") row.set("frame_bytes", frames.coro);
+    if (technique_name == "coro_nested") row.set("frame_bytes", frames.coro_nested);
+    if (technique_name == "naive" || technique_name == "gp" || technique_name == "amac") row.set("frame_bytes", std::int64_t{0});
     context.emit(std::move(row));
   }
 }
@@ -162,7 +181,7 @@ void emit_in_rows(run_context& context, const std::string& fragment, const std::
 template <class LocateCodes, class Query>
 void measure_in_fragment(run_context& context, const std::string& fragment, const std::vector<std::string>& names,
                          const std::vector<std::size_t>& groups, unsigned repetitions, LocateCodes locate_codes, Query query,
-                         std::size_t dictionary_bytes, std::size_t rows, std::size_t list_size) {
+                         std::size_t dictionary_bytes, std::size_t rows, std::size_t list_size, const locate_frames& frames) {
   for (const std::string phase : {"locate", "query"}) {
     std::vector<technique_run> runs;
     for (const std::string& name : names) {
@@ -180,7 +199,7 @@ void measure_in_fragment(run_context& context, const std::string& fragment, cons
     context.progress("measuring the " + phase + " phase on " + fragment);
     const std::vector<measurement> measured = measure_interleaved(runs, repetitions, &context);
     require_same_checksums(measured, "column-in-predicate " + fragment + " " + phase);
-    emit_in_rows(context, fragment, phase, dictionary_bytes, rows, list_size, measured);
+    emit_in_rows(context, fragment, phase, dictionary_bytes, rows, list_size, frames, measured);
   }
 }
 
@@ -218,7 +237,7 @@ void run_in_predicate(run_context& context) {
             return fold_codes<std::size_t>(codes);
           },
           [&c, &keys](technique how, std::size_t group) { return c.scan_main(c.locate_main(keys, how, group)); }, size, rows,
-          list_size);
+          list_size, frames_of_locate(c.main().dictionary(), keys.empty() ? 0 : keys.front()));
     }
     if (fragment != "main") {
       const column_type_t& c = *data.delta;
@@ -230,7 +249,7 @@ void run_in_predicate(run_context& context) {
             return fold_codes<std::uint32_t>(codes);
           },
           [&c, &keys](technique how, std::size_t group) { return c.scan_delta(c.locate_delta(keys, how, group)); }, size,
-          rows, list_size);
+          rows, list_size, frames_of_locate(c.delta().index(), keys.empty() ? 0 : keys.front()));
     }
   }
 }

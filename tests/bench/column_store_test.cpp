@@ -55,6 +55,14 @@ TEST(ColumnInPredicate, OptionsReachTheRun) {
     if (r.at("structure") == "column-delta") delta_techniques.insert(r.at("technique"));
   }
   EXPECT_EQ(delta_techniques, (std::set<std::string>{"naive", "coro_nested"}));
+  // A nested locate's chain of frames is larger than no frame at all (naive, gp).
+  for (const row& r : rows) {
+    if (r.at("technique") == "coro_nested") {
+      EXPECT_GT(std::stoll(r.at("frame_bytes")), 0) << r.at("structure");
+    } else {
+      EXPECT_EQ(r.at("frame_bytes"), "0") << r.at("technique");
+    }
+  }
   for (const auto& [pass, sums] : checksums) EXPECT_EQ(sums.size(), 1u) << pass;
   // The query's checksum is the count of matching rows: Main and Delta hold the same rows.
   for (const std::string size : {"65536", "262144"}) {
