@@ -220,6 +220,10 @@ class varchar_delta_fragment
     return sorted_[low];
   }
   [[nodiscard]] result_type locate(std::string_view key) const noexcept { return find(key); }
+  template <execution_mode M>
+  coro<result_type> locate_lookup(std::string_view key) const {
+    return lookup<M>(key);
+  }
 
   // Each probe suspends on the view's slot, on the entry and on the string.
   template <execution_mode M>
