@@ -109,6 +109,18 @@ inline bool bit_set(const std::vector<std::uint64_t>& bitmap, std::uint32_t code
   return (bitmap[code / 64] >> (code % 64)) & 1;
 }
 
+// The scan phase: how many of `codes` are set in `bitmap` (Main's bit-packed codes, Delta's plain ones).
+inline std::size_t count_set(const bit_packed_vector& codes, const std::vector<std::uint64_t>& bitmap) {
+  std::size_t count = 0;
+  codes.for_each(0, codes.size(), [&](std::uint32_t code) { count += bit_set(bitmap, code); });
+  return count;
+}
+inline std::size_t count_set(std::span<const std::uint32_t> codes, const std::vector<std::uint64_t>& bitmap) {
+  std::size_t count = 0;
+  for (const std::uint32_t code : codes) count += bit_set(bitmap, code);
+  return count;
+}
+
 }  // namespace detail
 
 template <class Key>
@@ -237,14 +249,10 @@ class typed_column final : public column {
   }
   // Scan phase: the rows whose code is set in `bitmap`.
   [[nodiscard]] std::size_t scan_main(const std::vector<std::uint64_t>& bitmap) const {
-    std::size_t count = 0;
-    main_.codes().for_each(0, main_.size(), [&](std::uint32_t code) { count += detail::bit_set(bitmap, code); });
-    return count;
+    return detail::count_set(main_.codes(), bitmap);
   }
   [[nodiscard]] std::size_t scan_delta(const std::vector<std::uint64_t>& bitmap) const {
-    std::size_t count = 0;
-    for (const std::uint32_t code : delta_.codes()) count += detail::bit_set(bitmap, code);
-    return count;
+    return detail::count_set(delta_.codes(), bitmap);
   }
 
  private:

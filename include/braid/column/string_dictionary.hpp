@@ -71,6 +71,19 @@ struct text_awaiter {
   }
 };
 
+// The branch-free binary search: the last position p in [first, first + count) whose
+// not_above(p) holds, given that it is monotone (true, then false); `first` when none holds.
+// Precondition: count >= 1.
+template <class NotAbove>
+std::size_t last_not_above(std::size_t first, std::size_t count, NotAbove&& not_above) {
+  while (count > 1) {
+    const std::size_t half = count / 2;
+    first = not_above(first + half) ? first + half : first;
+    count -= half;
+  }
+  return first;
+}
+
 // The awaiter for `rest_length` bytes at `rest`, returned after `prefix`.
 template <execution_mode M>
 auto await_text(std::string_view prefix, const char* rest, std::size_t rest_length) noexcept {
@@ -154,22 +167,12 @@ class string_dictionary
   // ---- locate ---------------------------------------------------------------------------------
   [[nodiscard]] result_type find(std::string_view key) const noexcept {
     if (blocks_.empty()) return std::nullopt;
-    std::size_t low = 0;
-    std::size_t remaining = blocks_.size();
-    while (remaining > 1) {
-      const std::size_t half = remaining / 2;
-      low = compare_first(low + half, key) <= 0 ? low + half : low;
-      remaining -= half;
-    }
+    const std::size_t low =
+        detail::last_not_above(0, blocks_.size(), [&](std::size_t b) { return compare_first(b, key) <= 0; });
     if (compare_first(low, key) > 0 || !key.starts_with(prefix(low))) return std::nullopt;
     const std::string_view key_rest = key.substr(prefix(low).size());
-    code_type code = first_code(low);
-    std::size_t count = block_size(low);
-    while (count > 1) {
-      const std::size_t half = count / 2;
-      code = rest(static_cast<code_type>(code + half)) <= key_rest ? static_cast<code_type>(code + half) : code;
-      count -= half;
-    }
+    const auto code = static_cast<code_type>(detail::last_not_above(
+        first_code(low), block_size(low), [&](std::size_t c) { return rest(static_cast<code_type>(c)) <= key_rest; }));
     if (rest(code) != key_rest) return std::nullopt;
     return code;
   }

@@ -150,14 +150,10 @@ class varchar_column final : public column {
                           [&](auto located) { delta_.multi_find(texts, located, how, group); });
   }
   [[nodiscard]] std::size_t scan_main(const std::vector<std::uint64_t>& bitmap) const {
-    std::size_t count = 0;
-    main_.codes().for_each(0, main_.size(), [&](std::uint32_t code) { count += detail::bit_set(bitmap, code); });
-    return count;
+    return detail::count_set(main_.codes(), bitmap);
   }
   [[nodiscard]] std::size_t scan_delta(const std::vector<std::uint64_t>& bitmap) const {
-    std::size_t count = 0;
-    for (const std::uint32_t code : delta_.codes()) count += detail::bit_set(bitmap, code);
-    return count;
+    return detail::count_set(delta_.codes(), bitmap);
   }
 
  private:

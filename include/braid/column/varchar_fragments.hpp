@@ -55,7 +55,35 @@
 
 namespace braid {
 
-class varchar_main_fragment {
+namespace detail {
+
+// get_lookup<M> (one coro frame), get_task<M> (one task frame) and get_nested<M> (a task per
+// helper: code_at, then extract_task) of a text fragment, from its read<M, Operation>,
+// code_at<M> and extract_task<M>.
+template <class Fragment>
+class text_fragment_gets {
+ public:
+  template <execution_mode M>
+  coro<std::string> get_lookup(std::size_t row) const {
+    return self().template read<M>(row);
+  }
+  template <execution_mode M>
+  task<std::string> get_task(std::size_t row) const {
+    return self().template read<M, task<std::string>>(row);
+  }
+  template <execution_mode M>
+  task<std::string> get_nested(std::size_t row) const {
+    const std::uint32_t code = co_await self().template code_at<M>(row);
+    co_return co_await self().template extract_task<M>(code);
+  }
+
+ private:
+  const Fragment& self() const noexcept { return static_cast<const Fragment&>(*this); }
+};
+
+}  // namespace detail
+
+class varchar_main_fragment : public detail::text_fragment_gets<varchar_main_fragment> {
  public:
   using code_type = std::uint32_t;
 
@@ -98,51 +126,27 @@ class varchar_main_fragment {
   }
   template <execution_mode M, class Operation = coro<std::string>>
   Operation read(std::size_t row) const {
-    const code_type code = co_await code_awaiter<M>(row);
+    const code_type code = co_await codes_.template await_code<M>(row);
     const string_dictionary::entry& e = co_await dictionary_.template entry_of<M>(code);
     co_return co_await dictionary_.template text_of<M>(code, e);
   }
   template <execution_mode M>
-  coro<std::string> get_lookup(std::size_t row) const {
-    return read<M>(row);
-  }
-  template <execution_mode M>
-  task<std::string> get_task(std::size_t row) const {
-    return read<M, task<std::string>>(row);
-  }
-  template <execution_mode M>
-  task<std::string> get_nested(std::size_t row) const {
-    const code_type code = co_await code_at<M>(row);
-    co_return co_await dictionary_.template extract_task<M>(code);
-  }
-  template <execution_mode M>
   task<code_type> code_at(std::size_t row) const {
-    co_return co_await code_awaiter<M>(row);
+    co_return co_await codes_.template await_code<M>(row);
+  }
+  template <execution_mode M>
+  task<std::string> extract_task(code_type code) const {
+    return dictionary_.template extract_task<M>(code);
   }
 
  private:
-  // Awaits the line of row's code word, then decodes the code (as main_fragment does).
-  template <execution_mode M>
-  auto code_awaiter(std::size_t row) const noexcept {
-    struct awaiter {
-      decltype(fetch<M>(static_cast<const std::uint64_t*>(nullptr))) load;
-      const bit_packed_vector* codes;
-      unsigned offset;
-      bool await_ready() noexcept { return load.await_ready(); }
-      auto await_suspend(std::coroutine_handle<> h) noexcept { return load.await_suspend(h); }
-      code_type await_resume() noexcept { return codes->decode(&load.await_resume(), offset); }
-    };
-    const std::uint64_t* word = codes_.word_of(row);
-    if constexpr (M::suspends) prefetch<M::hint>(word + 1);
-    return awaiter{fetch<M>(word), &codes_, codes_.offset_of(row)};
-  }
-
   string_dictionary dictionary_;
   bit_packed_vector codes_;
 };
 
 class varchar_delta_fragment
-    : public detail::multi_find_member<varchar_delta_fragment, std::string_view, std::optional<std::uint32_t>> {
+    : public detail::multi_find_member<varchar_delta_fragment, std::string_view, std::optional<std::uint32_t>>,
+      public detail::text_fragment_gets<varchar_delta_fragment> {
  public:
   using code_type = std::uint32_t;
   using result_type = std::optional<code_type>;
@@ -209,13 +213,7 @@ class varchar_delta_fragment
   // ---- locate: binary search over the sorted view -----------------------------------------------
   [[nodiscard]] result_type find(std::string_view key) const noexcept {
     if (sorted_.empty()) return std::nullopt;
-    std::size_t low = 0;
-    std::size_t remaining = sorted_.size();
-    while (remaining > 1) {
-      const std::size_t half = remaining / 2;
-      low = text(sorted_[low + half]) <= key ? low + half : low;
-      remaining -= half;
-    }
+    const std::size_t low = detail::last_not_above(0, sorted_.size(), [&](std::size_t i) { return text(sorted_[i]) <= key; });
     if (text(sorted_[low]) != key) return std::nullopt;
     return sorted_[low];
   }
@@ -250,19 +248,6 @@ class varchar_delta_fragment
     const code_type code = co_await fetch<M>(&codes_[row]);
     const entry& e = co_await fetch<M>(&entries_[code]);
     co_return co_await text_of<M>(e);
-  }
-  template <execution_mode M>
-  coro<std::string> get_lookup(std::size_t row) const {
-    return read<M>(row);
-  }
-  template <execution_mode M>
-  task<std::string> get_task(std::size_t row) const {
-    return read<M, task<std::string>>(row);
-  }
-  template <execution_mode M>
-  task<std::string> get_nested(std::size_t row) const {
-    const code_type code = co_await code_at<M>(row);
-    co_return co_await extract_task<M>(code);
   }
   template <execution_mode M>
   task<code_type> code_at(std::size_t row) const {
