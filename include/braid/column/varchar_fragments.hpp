@@ -29,7 +29,8 @@
 // sorted array keeps the strings once; a batch merges its new codes into it in O(d).
 //
 // Complexity: Main construction O(n log d); locate O(log d) string comparisons; get O(length).
-// Delta append O(d + batch) plus hashing the batch; truncate O(d); locate O(log d).
+// Delta append O(n + d + bytes) (the fragment is copied, for the strong guarantee) plus
+// sorting the batch's new strings; truncate O(n + d); locate O(log d).
 // Readers may share a fragment between appends; append is not thread-safe.
 #pragma once
 
