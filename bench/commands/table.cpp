@@ -25,13 +25,15 @@ comma-separated, no quoting) and runs one query:
   --select KEY                        SELECT * WHERE key = KEY; prints the header and the row
                                       (no row when absent)
 
-  --schema S          name:type,... with type int32, int64 or decimal(p,s)
+  --schema S          name:type,... with type int32, int64, decimal(p,s) or varchar(n)
   --key NAME          the key column (default: the first)
   --csv FILE          the table's rows; a malformed line is reported as FILE:LINE and exits 2
   --merge             merge every column's Delta into its Main before the query
-  --technique T       the IN-list's locate in Main and in Delta: naive, gp, amac (Main only),
-                      coro, coro_nested, fiber, adaptive (default naive); a technique a fragment
-                      lacks is refused, even when that fragment is empty
+  --technique T       the IN-list's locate in Main and in Delta: naive, gp, amac, coro,
+                      coro_nested, fiber, adaptive (default naive); a technique a fragment lacks
+                      is refused, even when that fragment is empty (integer Deltas have no gp
+                      and amac, VARCHAR fragments no gp, amac and fiber, and VARCHAR Deltas no
+                      coro_nested)
   --main-technique T, --delta-technique T   the same for one fragment
   --group N           lookups in flight for the interleaved techniques (default 16)
   --reconstruction R  --select's tuple reconstruction: naive, nested, elided, flat (default naive)

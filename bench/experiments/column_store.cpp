@@ -16,10 +16,13 @@
 //
 // column-reconstruction (thesis Fig. 4.17 / 4.18): SELECT * FROM t WHERE key = x, the tuple
 // reconstruction: for random rows, every column's value, interleaved across columns. Columns
-// of mixed types and fragments (int32 / int64 / decimal(18,2), every fourth column a Delta),
-// each a virtual get with its own code path; --set columns=10,100,1000 the table widths;
-// --size the table's bytes (rows follow; default DRAM-resident); --group the columns in
-// flight. Techniques: naive (the plain virtual get, column after column), nested (a task per
+// of mixed types and fragments, each a virtual get with its own code path: --set types=mixed
+// (the default, Fig. 4.18) a third each int64, decimal(10,2) and varchar(50) (a front-coded
+// dictionary: the decode's extra indirection), --set types=integer (Fig. 4.17) all int64; every
+// fourth column a Delta. --set columns=10,100,1000 the table widths; --size the table's bytes
+// (rows follow from the bytes per row: about 8 per integer column, 24 per varchar(50); default
+// DRAM-resident); --group the columns in flight. The checksum folds each value's fingerprint
+// (a text's hash). Techniques: naive (the plain virtual get, column after column), nested (a task per
 // call: root -> get_nested -> code_at / extract), elided (the column's get_task as the root:
 // the thesis's wrapped<T> elision), flat (the column's get_flat, one coro frame). Rows carry
 // frame_bytes: the frame-pool bytes of one column read in that form.
@@ -32,6 +35,7 @@
 #include <vector>
 
 #include "braid/column/table.hpp"
+#include "braid/column/varchar_column.hpp"
 #include "braid/core/scheduler.hpp"
 #include "experiment.hpp"
 #include "figures.hpp"
@@ -269,39 +273,69 @@ const registration in_predicate_experiment{experiment{
 
 const std::vector<std::string> reconstruction_names = {"naive", "nested", "elided", "flat"};
 
-column_spec reconstruction_spec(std::size_t c) {
+// The column types of a table: Fig. 4.17's all INTEGER, or Fig. 4.18's mix of a third each
+// INTEGER, DECIMAL(10,2) and VARCHAR(50).
+enum class table_types { integer, mixed };
+
+table_types parse_table_types(const run_context& context) {
+  const std::string given = context.setting("types").value_or("mixed");
+  if (given == "integer") return table_types::integer;
+  if (given == "mixed") return table_types::mixed;
+  throw usage_error("--set types=" + given + ": expected integer or mixed");
+}
+
+constexpr unsigned reconstruction_varchar_length = 50;
+
+column_spec reconstruction_spec(std::size_t c, table_types types) {
   column_spec spec{"c" + std::to_string(c), column_type::int64};
-  if (c % 3 == 1) spec.type = column_type::int32;
-  if (c % 3 == 2) {
+  if (types == table_types::integer) return spec;
+  if (c % 3 == 1) {
     spec.type = column_type::decimal;
-    spec.precision = 18;
+    spec.precision = 10;
     spec.scale = 2;
+  }
+  if (c % 3 == 2) {
+    spec.type = column_type::varchar;
+    spec.length = reconstruction_varchar_length;
   }
   return spec;
 }
 
-// Column c: `distinct` values c + 2i (in range of every type), codes uniform; every fourth
-// column is a Delta (the values in arrival order = reversed).
-std::unique_ptr<column> build_reconstruction_column(std::size_t c, std::size_t rows, std::size_t distinct,
-                                                    random_source& random, page_size pages) {
-  const column_spec spec = reconstruction_spec(c);
+// Bytes per row of a column with distinct = rows / 2: 4 bytes of codes (at most) and half a
+// dictionary entry. An integer entry is 8 bytes; a VARCHAR(50) entry 16 bytes of {offset,
+// length} and its text (14 to 40 bytes; in Main about 12 of them are a block's shared prefix,
+// stored once per 16 entries), about 40 bytes: 24 bytes per row against 8.
+std::size_t reconstruction_row_bytes(const column_spec& spec) { return spec.type == column_type::varchar ? 24 : 8; }
+
+// Text i of varchar column c, increasing with i: the column's name, i in ten digits (blocks of
+// 16 neighbours share about 12 bytes of prefix), then a tail of 0 to 23 bytes.
+std::string reconstruction_text(std::size_t c, std::size_t i) {
+  std::string digits = std::to_string(i);
+  digits.insert(0, 10 - std::min<std::size_t>(digits.size(), 10), '0');
+  return "c" + std::to_string(c) + "/" + digits + "/" + std::string(i * 7919 % 24, 'x');
+}
+
+std::unique_ptr<column> build_varchar_column(const column_spec& spec, std::size_t c, bool delta, std::vector<std::uint32_t> codes,
+                                             std::size_t distinct) {
+  std::vector<std::string> texts(distinct);
+  for (std::size_t i = 0; i < distinct; ++i) texts[i] = reconstruction_text(c, delta ? distinct - 1 - i : i);
+  const std::vector<std::string_view> views(texts.begin(), texts.end());
+  if (delta) return std::make_unique<varchar_column>(spec, varchar_main_fragment(), varchar_delta_fragment(views, std::move(codes)));
+  bit_packed_vector packed(codes.size(), bit_packed_vector::bits_for(distinct));
+  for (std::size_t r = 0; r < codes.size(); ++r) packed.set(r, codes[r]);
+  return std::make_unique<varchar_column>(spec, varchar_main_fragment(string_dictionary(views), std::move(packed)),
+                                          varchar_delta_fragment());
+}
+
+// Column c: `distinct` values c + 2i (in range of every type; texts reconstruction_text), codes
+// uniform; every fourth column is a Delta (the values in arrival order = reversed).
+std::unique_ptr<column> build_reconstruction_column(const column_spec& spec, std::size_t c, std::size_t rows,
+                                                    std::size_t distinct, random_source& random, page_size pages) {
   const bool delta = c % 4 == 3;
   auto value_at = [c](std::size_t i) { return static_cast<std::int64_t>(c + 2 * i); };
   std::vector<std::uint32_t> codes(rows);
   for (std::uint32_t& code : codes) code = static_cast<std::uint32_t>(random.below(distinct));
-  if (spec.type == column_type::int32) {
-    if (delta) {
-      std::vector<std::int32_t> arrival(distinct);
-      for (std::size_t i = 0; i < distinct; ++i) arrival[i] = static_cast<std::int32_t>(value_at(distinct - 1 - i));
-      return std::make_unique<typed_column<std::int32_t>>(spec, main_fragment<std::int32_t>(),
-                                                          delta_fragment<std::int32_t>(arrival, std::move(codes), pages));
-    }
-    bit_packed_vector packed(rows, bit_packed_vector::bits_for(distinct));
-    for (std::size_t r = 0; r < rows; ++r) packed.set(r, codes[r]);
-    auto dictionary = sorted_array<std::int32_t>::from_sorted(distinct, [&](std::size_t i) { return static_cast<std::int32_t>(value_at(i)); }, pages);
-    return std::make_unique<typed_column<std::int32_t>>(spec, main_fragment<std::int32_t>(std::move(dictionary), std::move(packed)),
-                                                        delta_fragment<std::int32_t>());
-  }
+  if (spec.type == column_type::varchar) return build_varchar_column(spec, c, delta, std::move(codes), distinct);
   if (delta) {
     std::vector<std::int64_t> arrival(distinct);
     for (std::size_t i = 0; i < distinct; ++i) arrival[i] = value_at(distinct - 1 - i);
@@ -335,22 +369,24 @@ void run_reconstruction(run_context& context) {
   const std::vector<std::size_t> groups = context.groups_or(quick ? std::vector<std::size_t>{8} : std::vector<std::size_t>{4, 8, 16, 32});
   const unsigned repetitions = context.repetitions_or(quick ? 2 : 5);
   const page_size pages = context.pages_or(page_size::huge_2m);
+  const table_types types = parse_table_types(context);
   for (std::size_t index = 0; index < widths.size(); ++index) {
     const std::size_t columns = widths[index];
-    // Per row and column about 4 bytes of codes and, with distinct = rows / 2, 4 of dictionary.
-    const std::size_t rows = std::max<std::size_t>(table_bytes / (columns * 8), 16);
+    column_schema schema;
+    std::size_t row_bytes = 0;
+    for (std::size_t c = 0; c < columns; ++c) {
+      schema.columns.push_back(reconstruction_spec(c, types));
+      row_bytes += reconstruction_row_bytes(schema.columns.back());
+    }
+    const std::size_t rows = std::max<std::size_t>(table_bytes / row_bytes, 16);
     const std::size_t distinct = std::max<std::size_t>(rows / 2, 2);
     const std::size_t lookups = context.keys_or(std::max<std::size_t>((quick ? 200'000 : 2'000'000) / columns, 16));
     context.configuration(index, widths.size(), std::to_string(columns) + " columns");
-    context.require_memory(columns * rows * 12, "column-reconstruction table");
+    context.require_memory(row_bytes * rows * 3 / 2, "column-reconstruction table");
     context.progress("building " + std::to_string(columns) + " columns of " + std::to_string(rows) + " rows");
     random_source random(context.seed() + columns);
-    column_schema schema;
     std::vector<std::unique_ptr<column>> built;
-    for (std::size_t c = 0; c < columns; ++c) {
-      schema.columns.push_back(reconstruction_spec(c));
-      built.push_back(build_reconstruction_column(c, rows, distinct, random, pages));
-    }
+    for (std::size_t c = 0; c < columns; ++c) built.push_back(build_reconstruction_column(schema.columns[c], c, rows, distinct, random, pages));
     const table t(schema, std::move(built));
     std::vector<std::size_t> probe_rows(lookups);
     for (std::size_t& r : probe_rows) r = random.below(rows);
@@ -367,7 +403,7 @@ void run_reconstruction(run_context& context) {
                           std::uint64_t sum = 0;
                           for (std::size_t i = 0; i < probe_rows.size(); ++i) {
                             t.reconstruct_into(probe_rows[i], how, group, out);
-                            for (std::size_t c = 0; c < out.size(); ++c) sum += static_cast<std::uint64_t>(out[c]) * (2 * (i * out.size() + c) + 1);
+                            for (std::size_t c = 0; c < out.size(); ++c) sum += out[c].fingerprint() * (2 * (i * out.size() + c) + 1);
                           }
                           return sum;
                         }});
@@ -392,7 +428,8 @@ void run_reconstruction(run_context& context) {
           .set("group", static_cast<std::int64_t>(at == std::string::npos ? 1 : std::stoll(m.name.substr(at + 1))))
           .set("columns", static_cast<std::int64_t>(columns))
           .set("rows", static_cast<std::int64_t>(rows))
-          .set("size_bytes", static_cast<std::int64_t>(columns * rows * 8))
+          .set("types", types == table_types::integer ? "integer" : "mixed")
+          .set("size_bytes", static_cast<std::int64_t>(row_bytes * rows))
           .set("ops", static_cast<std::int64_t>(lookups))
           .set("ns_per_op", per_row)
           .set("ns_per_column", per_row / static_cast<double>(columns))
@@ -410,7 +447,8 @@ const registration reconstruction_experiment{experiment{
     .summary = "SELECT * WHERE key = x over 10/100/1000 polymorphic columns: naive vs nested, elided and flat tasks",
     .techniques = reconstruction_names,
     .accepted = accepts_size | accepts_keys | accepts_group | accepts_technique | accepts_pages,
-    .settings = {{"columns", "N[,N...]", "the table widths (default 10,100,1000)"}},
+    .settings = {{"columns", "N[,N...]", "the table widths (default 10,100,1000)"},
+                 {"types", "integer | mixed", "all INTEGER columns (Fig. 4.17) or a third each INTEGER, DECIMAL(10,2), VARCHAR(50) (Fig. 4.18; the default)"}},
     .run = run_reconstruction,
 }};
 

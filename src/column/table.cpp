@@ -40,7 +40,7 @@ table::table(column_schema schema, std::vector<std::unique_ptr<column>> columns)
     const column_spec& spec = columns_[c]->spec();
     const column_spec& wanted = schema_.columns[c];
     if (spec.name != wanted.name || spec.type != wanted.type || spec.precision != wanted.precision ||
-        spec.scale != wanted.scale) {
+        spec.scale != wanted.scale || spec.length != wanted.length) {
       throw std::invalid_argument("table: column " + std::to_string(c) + " is not " + wanted.name + ":" + to_string(wanted));
     }
     if (columns_[c]->size() != columns_[0]->size()) throw std::invalid_argument("table: columns of different lengths");
@@ -54,9 +54,9 @@ void table::append_columns(const std::vector<std::vector<value>>& values) {
   }
   for (std::size_t c = 0; c < values.size(); ++c) {
     if (values[c].size() != values[0].size()) throw std::invalid_argument("table::append_columns: columns of different lengths");
-    for (const value v : values[c]) {
+    for (const value& v : values[c]) {
       if (!fits(schema_.columns[c], v)) {
-        throw std::invalid_argument("column '" + schema_.columns[c].name + "': " + std::to_string(v) + " does not fit " +
+        throw std::invalid_argument("column '" + schema_.columns[c].name + "': '" + v.to_string() + "' does not fit " +
                                     to_string(schema_.columns[c]));
       }
     }
@@ -143,26 +143,87 @@ void table::load_csv_file(const std::string& path) {
   load_csv(in, path);
 }
 
+namespace {
+
+// Digits of `number` in base 36 (0-9, a-z), at least one.
+std::string base36(std::size_t number) {
+  std::string digits;
+  do {
+    digits.insert(digits.begin(), "0123456789abcdefghijklmnopqrstuvwxyz"[number % 36]);
+    number /= 36;
+  } while (number != 0);
+  return digits;
+}
+
+constexpr std::string_view text_stems[] = {"customer/", "customer/account/", "order-line:", "orders/2024-", "product ",
+                                           "supplier.region."};
+
+// Generated text i of a varchar(n) column: its stem repeated (a handful of stems, so neighbours
+// in sorted order share long prefixes) to the stem's length less a jitter of up to 3 bytes,
+// then '#' and i in base 36, which keeps the texts distinct. When n cannot hold '#' and the
+// digits, i's digits alone (modulo 36^n).
+std::string generated_text(std::size_t i, unsigned length, std::span<const std::size_t> stem_lengths, std::mt19937_64& random) {
+  std::string suffix = base36(i);
+  if (suffix.size() + 1 > length) return suffix.substr(suffix.size() - std::min<std::size_t>(suffix.size(), length));
+  suffix.insert(suffix.begin(), '#');
+  const std::size_t stem = i % std::size(text_stems);
+  const std::size_t room = std::min<std::size_t>(stem_lengths[stem], length - suffix.size());
+  const std::size_t body = room - std::min<std::size_t>(room, random() % 4);
+  std::string text;
+  text.reserve(body + suffix.size());
+  while (text.size() < body) text.append(text_stems[stem].substr(0, body - text.size()));
+  return text + suffix;
+}
+
+// `distinct` texts of a varchar(n) column: each stem's length is drawn once in [0, n], so the
+// lengths vary across stems and the texts of one stem share most of their bytes.
+std::vector<std::string> generated_texts(std::size_t distinct, unsigned length, std::mt19937_64& random) {
+  std::vector<std::size_t> stem_lengths(std::size(text_stems));
+  for (std::size_t& stem_length : stem_lengths) stem_length = std::uniform_int_distribution<std::size_t>(0, length)(random);
+  std::vector<std::string> texts(distinct);
+  for (std::size_t i = 0; i < distinct; ++i) texts[i] = generated_text(i, length, stem_lengths, random);
+  return texts;
+}
+
+// `rows` values of column `spec`: the key counts up from `first_key`; every other column draws
+// from `distinct` values spread over its type's range (texts: generated_text).
+std::vector<value> generated_column(const column_spec& spec, bool key, std::size_t rows, std::size_t first_key,
+                                    std::size_t distinct, std::mt19937_64& random) {
+  std::vector<value> values(rows);
+  if (key) {
+    for (std::size_t r = 0; r < rows; ++r) values[r] = spec.type == column_type::varchar ? value(std::to_string(first_key + r)) : value(first_key + r);
+    return values;
+  }
+  std::uniform_int_distribution<std::uint64_t> pick(0, distinct - 1);
+  if (spec.type == column_type::varchar) {
+    const std::vector<std::string> pool = generated_texts(distinct, spec.length, random);
+    for (value& v : values) v = std::string_view(pool[pick(random)]);
+    return values;
+  }
+  // `distinct` values spread evenly over [0, limit): value i * stride.
+  std::int64_t limit = spec.type == column_type::int32 ? INT32_MAX : INT64_MAX / 2;
+  if (spec.type == column_type::decimal) {
+    limit = 1;
+    for (unsigned i = 0; i < spec.precision; ++i) limit *= 10;
+  }
+  const std::int64_t stride = std::max<std::int64_t>(limit / static_cast<std::int64_t>(distinct), 1);
+  for (value& v : values) v = std::min(static_cast<std::int64_t>(pick(random)) * stride, limit - 1);
+  return values;
+}
+
+}  // namespace
+
 void table::generate(std::size_t rows, std::size_t distinct, std::uint64_t seed) {
   if (distinct == 0) throw std::invalid_argument("table::generate: distinct must be at least 1");
+  const column_spec& key = schema_.columns[schema_.key];
+  if (key.type == column_type::varchar && rows > 0 && std::to_string(size() + rows - 1).size() > key.length) {
+    throw std::invalid_argument("table::generate: key column '" + key.name + "' (" + to_string(key) + ") cannot hold key " +
+                                std::to_string(size() + rows - 1));
+  }
   std::mt19937_64 random(seed);
-  std::vector<std::vector<value>> values(columns_.size(), std::vector<value>(rows));
-  const std::size_t first_key = size();
+  std::vector<std::vector<value>> values(columns_.size());
   for (std::size_t c = 0; c < columns_.size(); ++c) {
-    const column_spec& spec = schema_.columns[c];
-    if (c == schema_.key) {
-      for (std::size_t r = 0; r < rows; ++r) values[c][r] = static_cast<value>(first_key + r);
-      continue;
-    }
-    // `distinct` values spread evenly over [0, limit): value i * stride.
-    value limit = spec.type == column_type::int32 ? INT32_MAX : INT64_MAX / 2;
-    if (spec.type == column_type::decimal) {
-      limit = 1;
-      for (unsigned i = 0; i < spec.precision; ++i) limit *= 10;
-    }
-    const value stride = std::max<value>(limit / static_cast<value>(distinct), 1);
-    std::uniform_int_distribution<std::uint64_t> pick(0, distinct - 1);
-    for (std::size_t r = 0; r < rows; ++r) values[c][r] = std::min(static_cast<value>(pick(random)) * stride, limit - 1);
+    values[c] = generated_column(schema_.columns[c], c == schema_.key, rows, size(), distinct, random);
   }
   append_columns(values);
 }
@@ -183,10 +244,11 @@ void table::reconstruct_into(std::size_t row, reconstruction how, std::size_t gr
   if (group == 0) throw std::invalid_argument("table::reconstruct: group must be at least 1");
   if (out.size() != columns_.size()) throw std::invalid_argument("table::reconstruct: output of the wrong size");
   const std::size_t count = columns_.size();
-  auto deliver = [out](std::size_t index, value v) { out[index] = v; };
+  // A copy, not a move: into a text already there, its capacity is reused.
+  auto deliver = [out](std::size_t index, const value& v) { out[index] = v; };
   switch (how) {
     case reconstruction::naive:
-      for (std::size_t c = 0; c < count; ++c) out[c] = columns_[c]->get(row);
+      for (std::size_t c = 0; c < count; ++c) columns_[c]->get_into(row, out[c]);
       return;
     case reconstruction::nested:
       interleaved_scheduler{group}.run(

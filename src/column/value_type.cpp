@@ -2,12 +2,52 @@
 
 #include <charconv>
 #include <cstdlib>
+#include <ostream>
 #include <stdexcept>
 #include <unordered_set>
 
 #include "braid/column/column.hpp"
+#include "braid/column/varchar_column.hpp"
 
 namespace braid {
+
+value& value::operator=(std::string_view text) {
+  if (auto* held = std::get_if<std::string>(&data_)) {
+    held->assign(text);
+  } else {
+    data_.emplace<std::string>(text);
+  }
+  return *this;
+}
+
+std::int64_t value::integer() const {
+  if (const auto* held = std::get_if<std::int64_t>(&data_)) return *held;
+  throw std::invalid_argument("value: the text '" + std::get<std::string>(data_) + "' is not an integer");
+}
+
+const std::string& value::text() const {
+  if (const auto* held = std::get_if<std::string>(&data_)) return *held;
+  throw std::invalid_argument("value: the integer " + std::to_string(std::get<std::int64_t>(data_)) + " is not a text");
+}
+
+std::string& value::text_to_fill() {
+  if (auto* held = std::get_if<std::string>(&data_)) return *held;
+  return data_.emplace<std::string>();
+}
+
+std::uint64_t value::fingerprint() const noexcept {
+  if (const auto* held = std::get_if<std::int64_t>(&data_)) return static_cast<std::uint64_t>(*held);
+  std::uint64_t hash = 14695981039346656037ULL;
+  for (const char c : std::get<std::string>(data_)) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+  return hash;
+}
+
+std::string value::to_string() const {
+  if (const auto* held = std::get_if<std::int64_t>(&data_)) return std::to_string(*held);
+  return std::get<std::string>(data_);
+}
+
+std::ostream& operator<<(std::ostream& out, const value& v) { return out << v.to_string(); }
 
 namespace {
 
@@ -33,6 +73,10 @@ bool all_digits(std::string_view text) noexcept {
 
 void check_spec(const column_spec& spec) {
   if (spec.name.empty()) throw std::invalid_argument("column schema: a column without a name");
+  if (spec.type == column_type::varchar && (spec.length < 1 || spec.length > max_varchar_length)) {
+    throw std::invalid_argument("column '" + spec.name + "': varchar(" + std::to_string(spec.length) + ") needs 1 <= n <= " +
+                                std::to_string(max_varchar_length));
+  }
   if (spec.type == column_type::decimal &&
       (spec.precision < 1 || spec.precision > max_decimal_precision || spec.scale > spec.precision)) {
     throw std::invalid_argument("column '" + spec.name + "': decimal(" + std::to_string(spec.precision) + "," +
@@ -63,9 +107,14 @@ column_spec parse_spec(std::string_view entry) {
     spec.type = column_type::decimal;
     spec.precision = static_cast<unsigned>(std::atoi(std::string(p).c_str()));
     spec.scale = static_cast<unsigned>(std::atoi(std::string(s).c_str()));
+  } else if (type.starts_with("varchar(") && type.ends_with(")")) {
+    const std::string_view n = type.substr(8, type.size() - 9);
+    if (!all_digits(n) || n.size() > 5) throw std::invalid_argument("column schema: '" + std::string(type) + "' is not varchar(n)");
+    spec.type = column_type::varchar;
+    spec.length = static_cast<unsigned>(std::atoi(std::string(n).c_str()));
   } else {
     throw std::invalid_argument("column schema: unknown type '" + std::string(type) +
-                                "' (int32, int64, decimal(p,s))");
+                                "' (int32, int64, decimal(p,s), varchar(n))");
   }
   check_spec(spec);
   return spec;
@@ -79,11 +128,18 @@ std::string to_string(const column_spec& spec) {
     case column_type::int64: return "int64";
     case column_type::decimal:
       return "decimal(" + std::to_string(spec.precision) + "," + std::to_string(spec.scale) + ")";
+    case column_type::varchar: return "varchar(" + std::to_string(spec.length) + ")";
   }
   return "?";
 }
 
-bool fits(const column_spec& spec, value v) noexcept {
+bool fits(const column_spec& spec, const value& v) noexcept {
+  if (spec.type == column_type::varchar) return v.is_text() && v.text().size() <= spec.length;
+  if (v.is_text()) return false;
+  return fits_integer(spec, v.integer());
+}
+
+bool fits_integer(const column_spec& spec, std::int64_t v) noexcept {
   switch (spec.type) {
     case column_type::int32: return v >= INT32_MIN && v <= INT32_MAX;
     case column_type::int64: return true;
@@ -91,19 +147,24 @@ bool fits(const column_spec& spec, value v) noexcept {
       const std::int64_t limit = power_of_ten(spec.precision);
       return v > -limit && v < limit;
     }
+    case column_type::varchar: return false;
   }
   return false;
 }
 
 value parse_value(const column_spec& spec, std::string_view text) {
+  if (spec.type == column_type::varchar) {
+    if (text.size() > spec.length) bad_value(spec, text, "is longer than " + std::to_string(spec.length) + " bytes");
+    return value(text);
+  }
   std::string_view rest = text;
   const bool negative = !rest.empty() && rest.front() == '-';
   if (negative) rest.remove_prefix(1);
   if (spec.type != column_type::decimal) {
     if (!all_digits(rest)) bad_value(spec, text, "is not an integer");
-    value v = 0;
+    std::int64_t v = 0;
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (error != std::errc{} || end != text.data() + text.size() || !fits(spec, v)) bad_value(spec, text, "is out of range");
+    if (error != std::errc{} || end != text.data() + text.size() || !fits_integer(spec, v)) bad_value(spec, text, "is out of range");
     return v;
   }
   const auto dot = rest.find('.');
@@ -118,14 +179,16 @@ value parse_value(const column_spec& spec, std::string_view text) {
   const std::string_view significant = whole.substr(leading);
   const bool zero_whole = significant == "0";
   if ((zero_whole ? 0 : significant.size()) > spec.precision - spec.scale) bad_value(spec, text, "has more digits than the precision");
-  value v = 0;
+  std::int64_t v = 0;
   for (const char c : significant) v = v * 10 + (c - '0');
   for (const char c : fraction) v = v * 10 + (c - '0');
   v *= power_of_ten(spec.scale - static_cast<unsigned>(fraction.size()));
   return negative ? -v : v;
 }
 
-std::string format_value(const column_spec& spec, value v) {
+std::string format_value(const column_spec& spec, const value& formatted) {
+  if (spec.type == column_type::varchar) return formatted.text();
+  const std::int64_t v = formatted.integer();
   if (spec.type != column_type::decimal || spec.scale == 0) return std::to_string(v);
   const std::int64_t unit = power_of_ten(spec.scale);
   const std::uint64_t magnitude = v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
@@ -188,6 +251,7 @@ std::string column_schema::to_string() const {
 
 std::unique_ptr<column> make_column(const column_spec& spec) {
   check_spec(spec);
+  if (spec.type == column_type::varchar) return std::make_unique<varchar_column>(spec);
   if (spec.type == column_type::int32) return std::make_unique<typed_column<std::int32_t>>(spec);
   return std::make_unique<typed_column<std::int64_t>>(spec);
 }

@@ -92,8 +92,12 @@ TEST(ColumnReconstruction, OptionsReachTheRun) {
   std::map<std::string, std::set<std::string>> checksums;
   for (const row& r : rows) {
     checksums[r.at("columns")].insert(r.at("checksum"));
-    // rows = size / (columns * 8)
-    EXPECT_EQ(std::stoul(r.at("rows")), (std::size_t{1} << 20) / (std::stoul(r.at("columns")) * 8));
+    // The default mix (Fig. 4.18): every third column a varchar(50) of 24 bytes per row, the
+    // others 8; rows = size / the row's bytes.
+    const std::size_t columns = std::stoul(r.at("columns"));
+    const std::size_t varchars = (columns + 1) / 3;
+    EXPECT_EQ(r.at("types"), "mixed");
+    EXPECT_EQ(std::stoul(r.at("rows")), (std::size_t{1} << 20) / ((columns - varchars) * 8 + varchars * 24));
     if (r.at("technique") == "naive") {
       EXPECT_EQ(r.at("frame_bytes"), "0");
     } else {
@@ -104,6 +108,14 @@ TEST(ColumnReconstruction, OptionsReachTheRun) {
   const std::vector<row> some = bench("column-reconstruction", {"--size", "256KiB", "--keys", "10", "--group", "4",
                                                                "--set", "columns=5", "--technique", "flat"});
   EXPECT_EQ(values_of(some, "technique"), (std::set<std::string>{"flat"}));
+  // Fig. 4.17: every column an integer, 8 bytes per row, a checksum of its own.
+  const std::vector<row> integers = bench("column-reconstruction", {"--size", "1MiB", "--keys", "50", "--group", "2",
+                                                                   "--set", "columns=9", "--set", "types=integer"});
+  ASSERT_FALSE(integers.empty());
+  EXPECT_EQ(values_of(integers, "types"), (std::set<std::string>{"integer"}));
+  EXPECT_EQ(values_of(integers, "rows"), (std::set<std::string>{std::to_string((std::size_t{1} << 20) / (9 * 8))}));
+  EXPECT_EQ(values_of(integers, "checksum").size(), 1u);
+  EXPECT_NE(values_of(integers, "checksum"), checksums["9"]);
 }
 
 TEST(ColumnStoreExperiments, RefuseBadValues) {
@@ -118,6 +130,8 @@ TEST(ColumnStoreExperiments, RefuseBadValues) {
       {{"column-reconstruction", "--set", "columns=0"}, "columns=0"},
       {{"column-reconstruction", "--technique", "gp"}, "gp"},
       {{"column-reconstruction", "--set", "list=5"}, "list"},
+      {{"column-reconstruction", "--set", "types=text"}, "types=text"},
+      {{"column-reconstruction", "--set", "types=Mixed"}, "types=Mixed"},
   };
   for (const auto& [arguments, expected] : cases) {
     std::vector<std::string> command = {program, "run"};

@@ -131,6 +131,38 @@ TEST_F(TableCommand, SelectPrintsTheRowByKeyWithEveryReconstruction) {
   }
 }
 
+TEST_F(TableCommand, VarcharColumnsLoadCountAndSelect) {
+  const std::string path = (directory_ / "names.csv").string();
+  {
+    std::ofstream out(path);
+    out << "id,name\n1,apple\n2,\n3,banana\n4,apple\n5,applesauce\n";
+  }
+  auto names = [&](std::vector<std::string> arguments) {
+    arguments.insert(arguments.begin(), {program, "table", "--schema", "id:int64,name:varchar(10)", "--csv", path});
+    return run_program(arguments);
+  };
+  for (const std::string technique : {"naive", "coro", "adaptive"}) {
+    for (const bool merge : {false, true}) {
+      std::vector<std::string> arguments = {"--count-in", "name", "--values", "apple,,cherry,applesauce2", "--technique", technique};
+      if (merge) arguments.emplace_back("--merge");
+      const program_result counted = names(arguments);
+      ASSERT_EQ(counted.exit_status, 0) << technique << ": " << counted.output;
+      EXPECT_EQ(count_line(counted), merge ? (std::vector<std::string>{"3", "0", "3"}) : (std::vector<std::string>{"0", "3", "3"}))
+          << technique;
+    }
+  }
+  EXPECT_EQ(names({"--select", "2"}).output, "id,name\n2,\n");
+  EXPECT_EQ(names({"--key", "name", "--select", "banana", "--reconstruction", "flat"}).output, "id,name\n3,banana\n");
+  EXPECT_EQ(names({"--count-in", "name", "--values", "apple", "--technique", "gp"}).exit_status, 2);
+  {
+    std::ofstream out(path, std::ios::app);
+    out << "6,elevenchars\n";
+  }
+  const program_result too_long = names({"--select", "1"});
+  EXPECT_EQ(too_long.exit_status, 2) << too_long.output;
+  EXPECT_NE(too_long.output.find(path + ":7:"), std::string::npos) << too_long.output;
+}
+
 TEST_F(TableCommand, RefusesBadInputWithOneLine) {
   {
     std::ofstream out(csv(), std::ios::app);

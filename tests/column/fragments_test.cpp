@@ -63,6 +63,63 @@ TEST(ValueType, ParsesAndFormatsDecimals) {
   EXPECT_THROW((void)parse_value(big, "9223372036854775808"), std::invalid_argument);
 }
 
+TEST(ValueType, ValuesHoldIntegersOrTexts) {
+  const value integer = 42;
+  const value text = "forty-two";
+  EXPECT_FALSE(integer.is_text());
+  EXPECT_TRUE(text.is_text());
+  EXPECT_EQ(integer.integer(), 42);
+  EXPECT_EQ(text.text(), "forty-two");
+  EXPECT_THROW((void)integer.text(), std::invalid_argument);
+  EXPECT_THROW((void)text.integer(), std::invalid_argument);
+  EXPECT_EQ(value(), value(0));
+  EXPECT_NE(value("1"), value(1));
+  EXPECT_LT(value(INT64_MAX), value(""));  // integers before texts
+  EXPECT_LT(value("ab"), value("b"));
+  EXPECT_EQ(text.to_string(), "forty-two");
+  EXPECT_EQ(value(-3).to_string(), "-3");
+  EXPECT_NE(value("a").fingerprint(), value("b").fingerprint());
+  EXPECT_EQ(value(7).fingerprint(), 7u);
+  value reused = std::string(100, 'x');
+  const char* const buffer = reused.text().data();
+  reused = std::string_view("a shorter text");
+  EXPECT_EQ(reused.text(), "a shorter text");
+  EXPECT_EQ(reused.text().data(), buffer);  // the capacity was reused
+  value copied = std::string(100, 'y');
+  const char* const copied_buffer = copied.text().data();
+  copied = text;  // a copy into a text: what reconstruct_into's delivery does
+  EXPECT_EQ(copied, text);
+  EXPECT_EQ(copied.text().data(), copied_buffer);
+  value filled = 5;
+  filled.text_to_fill() = "now text";
+  EXPECT_EQ(filled, value("now text"));
+}
+
+TEST(ValueType, ParsesAndFormatsVarchar) {
+  const column_spec name{"name", column_type::varchar, 0, 0, 5};
+  EXPECT_EQ(parse_value(name, "ab,c"), value("ab,c"));
+  EXPECT_EQ(parse_value(name, ""), value(""));
+  EXPECT_EQ(parse_value(name, " 12 "), value(" 12 "));
+  EXPECT_EQ(parse_value(name, "12345"), value("12345"));
+  EXPECT_THROW((void)parse_value(name, "123456"), std::invalid_argument);
+  EXPECT_EQ(format_value(name, value("xy")), "xy");
+  EXPECT_TRUE(fits(name, value("12345")));
+  EXPECT_FALSE(fits(name, value("123456")));
+  EXPECT_FALSE(fits(name, value(1)));
+  EXPECT_FALSE(fits(column_spec{"q", column_type::int32}, value("1")));
+  EXPECT_THROW((void)format_value(column_spec{"q", column_type::int32}, value("1")), std::invalid_argument);
+  const column_schema s = column_schema::parse("id:varchar(1),name:varchar(65535),p:decimal(4,2)", "name");
+  EXPECT_EQ(s.columns[1].type, column_type::varchar);
+  EXPECT_EQ(s.columns[1].length, 65535u);
+  EXPECT_EQ(s.key, 1u);
+  EXPECT_EQ(s.to_string(), "id:varchar(1),name:varchar(65535),p:decimal(4,2)");
+  for (const char* bad : {"a:varchar(0)", "a:varchar(65536)", "a:varchar()", "a:varchar(x)", "a:varchar(5", "a:varchar",
+                          "a:varchar(-1)", "a:varchar(1,2)"}) {
+    EXPECT_THROW((void)column_schema::parse(bad), std::invalid_argument) << bad;
+  }
+  EXPECT_THROW((void)make_column(column_spec{"v", column_type::varchar, 0, 0, 0}), std::invalid_argument);
+}
+
 TEST(ValueType, ParsesSchemas) {
   const column_schema s = column_schema::parse("id:int64,qty:int32,price:decimal(10,2)", "qty");
   ASSERT_EQ(s.columns.size(), 3u);
@@ -223,7 +280,7 @@ TEST(Column, MergeKeepsEveryRow) {
   std::mt19937_64 random(7);
   for (int batch = 0; batch < 5; ++batch) {
     std::vector<value> values(1 + random() % 300);
-    for (value& v : values) v = static_cast<value>(random() % 100) - 50;
+    for (value& v : values) v = static_cast<std::int64_t>(random() % 100) - 50;
     c->append(values);
     all.insert(all.end(), values.begin(), values.end());
     if (batch % 2 == 1) c->merge();
@@ -233,11 +290,15 @@ TEST(Column, MergeKeepsEveryRow) {
   c->merge();
   EXPECT_EQ(c->delta_size(), 0u);
   EXPECT_EQ(c->main_size(), all.size());
-  const std::vector<value> too_big{1, value{INT32_MAX} + 1};
+  const std::vector<value> too_big{1, std::int64_t{INT32_MAX} + 1};
   EXPECT_THROW(c->append(too_big), std::invalid_argument);
   EXPECT_EQ(c->size(), all.size());
   EXPECT_THROW((void)make_column(column_spec{"d", column_type::decimal, 0, 0}), std::invalid_argument);
   EXPECT_THROW((void)make_column(column_spec{"", column_type::int64}), std::invalid_argument);
+  const std::vector<value> text{"7"};
+  EXPECT_THROW(c->append(text), std::invalid_argument);
+  EXPECT_FALSE(c->find_first(value("7")));
+  EXPECT_EQ(c->count_in(text, {}).total(), 0u);
 }
 
 }  // namespace

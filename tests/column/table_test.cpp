@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "braid/column/table.hpp"
+#include "braid/column/varchar_column.hpp"
 
 namespace braid {
 namespace {
@@ -35,9 +36,13 @@ struct row_store {
 column_spec random_spec(std::mt19937_64& random, std::size_t index) {
   column_spec spec;
   spec.name = "c" + std::to_string(index);
-  switch (random() % 3) {
+  switch (random() % 4) {
     case 0: spec.type = column_type::int32; break;
     case 1: spec.type = column_type::int64; break;
+    case 2:
+      spec.type = column_type::varchar;
+      spec.length = std::vector<unsigned>{1, 3, 16, 50}[random() % 4];
+      break;
     default:
       spec.type = column_type::decimal;
       spec.precision = 1 + static_cast<unsigned>(random() % 18);
@@ -46,10 +51,26 @@ column_spec random_spec(std::mt19937_64& random, std::size_t index) {
   return spec;
 }
 
+// A text of a varchar(n): from a small pool of texts with long shared prefixes (cut to n bytes:
+// more duplicates), or the extremes: empty, n bytes of the lowest or highest printable byte.
+value random_text(std::mt19937_64& random, const column_spec& spec, std::size_t pool) {
+  switch (random() % 10) {
+    case 0: return "";
+    case 1: return std::string(spec.length, random() % 2 == 0 ? ' ' : '~');
+    default: {
+      const std::size_t k = random() % pool;
+      std::string text = std::string(k % 3 == 0 ? "aaaaaaaaaaaaaaaaaaaaaaaa" : "shared/prefix/of/texts/") + std::to_string(k);
+      text.resize(std::min<std::size_t>(text.size(), spec.length - (k % 2)));
+      return text;
+    }
+  }
+}
+
 // A value of the column's type: from a small pool (duplicates), or the type's extremes.
 value random_value(std::mt19937_64& random, const column_spec& spec, std::size_t pool) {
-  value low = INT64_MIN;
-  value high = INT64_MAX;
+  if (spec.type == column_type::varchar) return random_text(random, spec, pool);
+  std::int64_t low = INT64_MIN;
+  std::int64_t high = INT64_MAX;
   if (spec.type == column_type::int32) {
     low = INT32_MIN;
     high = INT32_MAX;
@@ -62,7 +83,7 @@ value random_value(std::mt19937_64& random, const column_spec& spec, std::size_t
   switch (random() % 10) {
     case 0: return low;
     case 1: return high;
-    default: return std::clamp<value>(static_cast<value>(random() % pool) - static_cast<value>(pool / 2), low, high);
+    default: return std::clamp<std::int64_t>(static_cast<std::int64_t>(random() % pool) - static_cast<std::int64_t>(pool / 2), low, high);
   }
 }
 
@@ -70,8 +91,10 @@ std::vector<value> random_list(std::mt19937_64& random, const column_spec& spec,
   std::vector<value> list(random() % 4 == 0 ? 0 : random() % 40);
   for (value& v : list) {
     const auto kind = random() % 8;
-    if (kind == 0) v = INT64_MAX;                                   // outside an int32 / decimal
-    else if (kind == 1) v = static_cast<value>(pool) * 3 + 1;       // absent
+    if (kind == 0) v = INT64_MAX;                                          // outside an int32 / decimal, not a text
+    else if (kind == 1) v = static_cast<std::int64_t>(pool) * 3 + 1;       // absent
+    else if (kind == 2) v = std::string(spec.length + 1, 'a');             // longer than a varchar
+    else if (kind == 3) v = "shared/prefix/of/texts/x";                   // absent, between present texts
     else v = random_value(random, spec, pool);
   }
   if (!list.empty() && random() % 2 == 0) list.push_back(list.front());  // a repeat
@@ -82,6 +105,8 @@ constexpr technique main_techniques[] = {technique::naive, technique::gp,    tec
                                          technique::coro_nested, technique::fiber, technique::adaptive};
 constexpr technique delta_techniques[] = {technique::naive, technique::coro, technique::coro_nested, technique::fiber,
                                           technique::adaptive};
+constexpr technique varchar_main_techniques[] = {technique::naive, technique::coro, technique::coro_nested, technique::adaptive};
+constexpr technique varchar_delta_techniques[] = {technique::naive, technique::coro, technique::adaptive};
 constexpr reconstruction reconstructions[] = {reconstruction::naive, reconstruction::nested, reconstruction::elided,
                                               reconstruction::flat};
 
@@ -113,8 +138,9 @@ void check_against_reference(std::uint64_t seed) {
     const std::vector<value> list = random_list(random, schema.columns[c], pool);
     const std::size_t expected = reference.count_in(c, list);
     const std::size_t group = std::vector<std::size_t>{1, 3, 16, 1000}[random() % 4];
-    for (technique main : main_techniques) {
-      for (technique delta : delta_techniques) {
+    const bool text = schema.columns[c].type == column_type::varchar;
+    for (technique main : text ? std::span<const technique>(varchar_main_techniques) : std::span<const technique>(main_techniques)) {
+      for (technique delta : text ? std::span<const technique>(varchar_delta_techniques) : std::span<const technique>(delta_techniques)) {
         const in_predicate_result got = t.count_in(schema.columns[c].name, list, {main, delta, group});
         ASSERT_EQ(got.total(), expected) << "seed " << seed << " main " << to_string(main) << " delta "
                                          << to_string(delta) << " group " << group;
@@ -123,7 +149,10 @@ void check_against_reference(std::uint64_t seed) {
   }
   for (std::size_t query = 0; query < 10 && !reference.rows.empty(); ++query) {
     const std::size_t row = random() % reference.rows.size();
-    const value key = query % 3 == 0 ? static_cast<value>(pool) * 3 + 1 : reference.rows[row][schema.key];
+    const value absent = schema.columns[schema.key].type == column_type::varchar && query % 2 == 0
+                             ? value("shared/prefix/of/texts/x")
+                             : value(static_cast<std::int64_t>(pool) * 3 + 1);
+    const value key = query % 3 == 0 ? absent : reference.rows[row][schema.key];
     const auto expected_row = reference.find(schema.key, key);
     ASSERT_EQ(t.find_key(key), expected_row);
     for (reconstruction how : reconstructions) {
@@ -158,7 +187,8 @@ TEST(Table, ChecksArguments) {
   EXPECT_THROW((void)t.count_in("nope", list, {}), std::invalid_argument);
   EXPECT_THROW(t.append_columns({{1}}), std::invalid_argument);
   EXPECT_THROW(t.append_columns({{1, 2}, {3}}), std::invalid_argument);
-  EXPECT_THROW(t.append_columns({{1}, {value{INT32_MAX} + 1}}), std::invalid_argument);
+  EXPECT_THROW(t.append_columns({{1}, {std::int64_t{INT32_MAX} + 1}}), std::invalid_argument);
+  EXPECT_THROW(t.append_columns({{1}, {"2"}}), std::invalid_argument);
   EXPECT_EQ(t.size(), 10u);
   EXPECT_EQ(t.at(1).size(), 10u);
   EXPECT_THROW(t.generate(1, 0, 1), std::invalid_argument);
@@ -192,7 +222,7 @@ TEST(Table, GeneratedKeysAreUniqueAndFindable) {
   t.generate(500, 7, 3);
   t.merge();
   t.generate(100, 7, 4);
-  for (value key : {0, 250, 499, 500, 599}) {
+  for (int key : {0, 250, 499, 500, 599}) {
     const auto row = t.find_key(key);
     ASSERT_TRUE(row);
     EXPECT_EQ(*row, static_cast<std::size_t>(key));
@@ -234,6 +264,26 @@ TEST(Csv, AMalformedRowNamesItsLineAndLoadsNothing) {
       {"id,qty,price\n1,2,10000\n", 2, "precision"},
       {"id,qty,price\n1,,3\n", 2, "qty"},
   };
+  const column_schema with_text = column_schema::parse("id:int64,name:varchar(4)", "id");
+  const bad_case text_cases[] = {
+      {"id,name\n1,abcd\n2,abcde\n", 3, "longer than 4 bytes"},
+      {"id,name\n1,ab,c\n", 2, "3 fields"},
+      {"name,id\n,1\nx,y\n", 3, "'y'"},
+  };
+  for (const bad_case& c : text_cases) {
+    table t(with_text);
+    t.generate(5, 2, 1);
+    std::istringstream in(c.text);
+    try {
+      t.load_csv(in, "names.csv");
+      ADD_FAILURE() << "no error for: " << c.text;
+    } catch (const csv_error& e) {
+      EXPECT_EQ(e.line(), c.line) << e.what();
+      EXPECT_NE(std::string(e.what()).find(c.says), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(t.size(), 5u) << c.text;
+    EXPECT_EQ(t.at(1).size(), 5u);
+  }
   for (const bad_case& c : cases) {
     table t(schema);
     t.generate(5, 2, 1);
@@ -252,6 +302,76 @@ TEST(Csv, AMalformedRowNamesItsLineAndLoadsNothing) {
   }
   table t(schema);
   EXPECT_THROW(t.load_csv_file("/nonexistent/braid/column.csv"), csv_error);
+}
+
+TEST(Csv, LoadsVarcharFieldsAsTheyAre) {
+  table t(column_schema::parse("id:int64,name:varchar(6),price:decimal(4,1)", "id"));
+  std::istringstream in("name,id,price\r\n ada ,1,2.5\n,2,0\nsix by,3,-1\n");
+  t.load_csv(in, "people.csv");
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_EQ(t.reconstruct(0, reconstruction::naive, 1), (std::vector<value>{1, " ada ", 25}));
+  EXPECT_EQ(t.reconstruct(1, reconstruction::nested, 3), (std::vector<value>{2, "", 0}));
+  t.merge();
+  EXPECT_EQ(t.reconstruct(2, reconstruction::flat, 2), (std::vector<value>{3, "six by", -10}));
+  const std::vector<value> list{"", "six by", "nobody", 3};
+  EXPECT_EQ(t.count_in("name", list, {technique::coro, technique::coro, 2}).total(), 2u);
+}
+
+TEST(Table, GeneratesVarcharColumnsWithSharedPrefixes) {
+  const column_schema schema = column_schema::parse("id:varchar(8),name:varchar(50),tag:varchar(1),q:int32", "id");
+  table t(schema);
+  t.generate(2000, 300, 9);
+  table again(schema);
+  again.generate(2000, 300, 9);
+  t.merge();
+  for (std::size_t row = 0; row < t.size(); row += 97) {
+    EXPECT_EQ(t.reconstruct(row, reconstruction::elided, 4), again.reconstruct(row, reconstruction::naive, 1)) << row;
+  }
+  const auto& name = dynamic_cast<const varchar_column&>(t["name"]);
+  EXPECT_GT(name.main_dictionary_size(), 250u);
+  EXPECT_LE(name.main_dictionary_size(), 300u);
+  std::size_t full_bytes = 0;
+  std::size_t longest = 0;
+  for (std::uint32_t code = 0; code < name.main().dictionary_size(); ++code) {
+    const std::size_t length = name.main().extract(code).size();
+    full_bytes += length;
+    longest = std::max(longest, length);
+  }
+  EXPECT_LE(longest, 50u);
+  EXPECT_GT(longest, 30u);
+  EXPECT_LT(name.main().dictionary().text_bytes(), full_bytes / 2);  // the shared prefixes are stored once per block
+  EXPECT_LE(t["tag"].main_dictionary_size(), 36u);
+  for (const char* key : {"0", "1234", "1999"}) {
+    const auto row = t.find_key(key);
+    ASSERT_TRUE(row) << key;
+    EXPECT_EQ(*row, std::stoul(key));
+    const auto selected = t.select_by_key(key, reconstruction::flat, 2);
+    ASSERT_TRUE(selected);
+    EXPECT_EQ((*selected)[0], value(key));
+  }
+  EXPECT_FALSE(t.find_key("2000"));
+  EXPECT_FALSE(t.find_key(5));
+  table narrow(column_schema::parse("id:varchar(2),v:int64", "id"));
+  narrow.generate(100, 3, 1);
+  EXPECT_THROW(narrow.generate(1, 3, 1), std::invalid_argument);  // key 100 needs 3 bytes
+  EXPECT_EQ(narrow.size(), 100u);
+}
+
+TEST(Table, VarcharColumnsRefuseLocateTechniquesTheyLack) {
+  table t(column_schema::parse("id:int64,name:varchar(10)", "id"));
+  t.generate(50, 5, 2);
+  const std::vector<value> list{"x"};
+  for (technique main : {technique::gp, technique::amac, technique::fiber}) {
+    EXPECT_THROW((void)t.count_in("name", list, {main, technique::naive, 4}), std::invalid_argument) << to_string(main);
+  }
+  for (technique delta : {technique::gp, technique::amac, technique::fiber, technique::coro_nested}) {
+    EXPECT_THROW((void)t.count_in("name", list, {technique::naive, delta, 4}), std::invalid_argument) << to_string(delta);
+  }
+  EXPECT_THROW((void)t.count_in("name", list, {technique::coro, technique::coro, 0}), std::invalid_argument);
+  const column_schema schema = column_schema::parse("v:varchar(3)");
+  std::vector<std::unique_ptr<column>> longer;
+  longer.push_back(make_column(column_spec{"v", column_type::varchar, 0, 0, 4}));
+  EXPECT_THROW(table(schema, std::move(longer)), std::invalid_argument);
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 // libFuzzer target: the column store's schema parser and CSV loader. The first byte picks a
-// schema (integers, decimals of several scales, a mix) or, with bit 0x40, says the schema is
-// the input's first line ("name:type,...;key"): a schema text either parses (and its
-// to_string() parses back to the same schema) or is refused with std::invalid_argument. The
-// rest is the CSV text, loaded into a table that already holds generated rows (half of the
+// schema (integers, decimals of several scales, varchars of 1 to 65535 bytes, mixes) or, with
+// bit 0x40, says the schema is the input's first line ("name:type,...;key"): a schema text
+// either parses (and its to_string() parses back to the same schema) or is refused with
+// std::invalid_argument. The rest is the CSV text, loaded into a table that already holds generated rows (half of the
 // time merged into Main). A text either loads — every data line becomes one row, whose values
 // print and parse back to themselves — or is refused with a braid::csv_error "fuzz:LINE: what"
 // (LINE within the text) and the table unchanged.
@@ -25,6 +25,9 @@ const char* const schemas[] = {
     "id:int64,p:decimal(6,2),q:int32",
     "a:decimal(1,0),b:decimal(18,18),c:decimal(18,0)",
     "k:int32,v:int64,w:decimal(9,3)",
+    "id:int64,name:varchar(8)",
+    "s:varchar(1),t:varchar(3),p:decimal(4,2)",
+    "n:varchar(20),q:int32,x:varchar(65535)",
 };
 
 std::vector<std::vector<braid::value>> contents(const braid::table& t) {

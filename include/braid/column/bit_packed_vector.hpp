@@ -7,6 +7,7 @@
 //   std::uint32_t code = codes[row];
 //   co_await braid::fetch<M>(codes.word_of(row));       // in a coroutine: the word's line, then
 //   codes.decode(codes.word_of(row), codes.offset_of(row));  // the code from it
+//   std::uint32_t code = co_await codes.await_code<M>(row);   // the two steps as one awaiter
 //
 // Layout: codes packed little-endian into 64-bit words, code i at bits [i*b, (i+1)*b); one
 // padding word at the end, so a read always loads two adjacent words without a bounds test.
@@ -23,6 +24,9 @@
 #include <string>
 #include <vector>
 
+#include "braid/core/fetch.hpp"
+#include "braid/core/mode.hpp"
+#include "braid/core/prefetch.hpp"
 
 namespace braid {
 
@@ -81,6 +85,23 @@ class bit_packed_vector {
     return words_.data() + index * bits_ / 64;
   }
   [[nodiscard]] unsigned offset_of(std::size_t index) const noexcept { return static_cast<unsigned>(index * bits_ % 64); }
+
+  // Awaits the line of code `index`'s word (the next word's line prefetched too, for a code
+  // that straddles them), then decodes the code.
+  template <execution_mode M>
+  [[nodiscard]] auto await_code(std::size_t index) const noexcept {
+    struct awaiter {
+      decltype(fetch<M>(static_cast<const std::uint64_t*>(nullptr))) load;
+      const bit_packed_vector* codes;
+      unsigned offset;
+      bool await_ready() noexcept { return load.await_ready(); }
+      auto await_suspend(std::coroutine_handle<> h) noexcept { return load.await_suspend(h); }
+      std::uint32_t await_resume() noexcept { return codes->decode(&load.await_resume(), offset); }
+    };
+    const std::uint64_t* word = word_of(index);
+    if constexpr (M::suspends) prefetch<M::hint>(word + 1);
+    return awaiter{fetch<M>(word), this, offset_of(index)};
+  }
 
   [[nodiscard]] std::uint32_t decode(const std::uint64_t* word, unsigned offset) const noexcept {
     const std::uint64_t low = word[0] >> offset;

@@ -3,7 +3,7 @@
 // and fragment (the interleaving thesis §1.5 / §4.3: tuple reconstruction across polymorphic
 // columns). Rows [0, main_rows) are in Main, the rest in Delta, in append order.
 //
-//   std::unique_ptr<braid::column> c = braid::make_column(spec);   // int32, int64 or decimal
+//   std::unique_ptr<braid::column> c = braid::make_column(spec);   // int32, int64, decimal, varchar
 //   c->append(values);                 // to the Delta; checked against the type, all or nothing
 //   c->merge();                        // Main + Delta -> a new Main; every row keeps its value
 //   braid::value v = c->get(row);
@@ -19,6 +19,9 @@
 // adaptive); Delta's those of csb_plus_tree_over_codes (naive, coro, coro_nested, fiber,
 // adaptive): asking Delta for
 // gp or amac throws std::invalid_argument, as multi_find does, whether or not Delta holds rows.
+// typed_column below holds the integer types; varchar_column (varchar_column.hpp) the texts.
+// A list value of the other kind (a text for an integer column, an integer for a varchar)
+// matches no row.
 //
 // Complexity: count_in O(|list| log d + n) per fragment; merge O(n log d).
 #pragma once
@@ -79,6 +82,8 @@ class column {
   [[nodiscard]] virtual task<value> get_task(std::size_t row) const = 0;
   [[nodiscard]] virtual task<value> get_nested(std::size_t row) const = 0;
   [[nodiscard]] virtual coro<value> get_flat(std::size_t row) const = 0;
+  // get into a value the caller reuses (a text column writes into its text's capacity).
+  virtual void get_into(std::size_t row, value& out) const { out = get(row); }
 
   // The first row holding `v`, or nullopt.
   [[nodiscard]] virtual std::optional<std::size_t> find_first(value v) const = 0;
@@ -102,6 +107,18 @@ void set_located(std::vector<std::uint64_t>& bitmap, std::span<const std::option
 
 inline bool bit_set(const std::vector<std::uint64_t>& bitmap, std::uint32_t code) noexcept {
   return (bitmap[code / 64] >> (code % 64)) & 1;
+}
+
+// The scan phase: how many of `codes` are set in `bitmap` (Main's bit-packed codes, Delta's plain ones).
+inline std::size_t count_set(const bit_packed_vector& codes, const std::vector<std::uint64_t>& bitmap) {
+  std::size_t count = 0;
+  codes.for_each(0, codes.size(), [&](std::uint32_t code) { count += bit_set(bitmap, code); });
+  return count;
+}
+inline std::size_t count_set(std::span<const std::uint32_t> codes, const std::vector<std::uint64_t>& bitmap) {
+  std::size_t count = 0;
+  for (const std::uint32_t code : codes) count += bit_set(bitmap, code);
+  return count;
 }
 
 }  // namespace detail
@@ -128,10 +145,10 @@ class typed_column final : public column {
     std::vector<Key> keys(values.size());
     for (std::size_t i = 0; i < values.size(); ++i) {
       if (!fits(spec_, values[i])) {
-        throw std::invalid_argument("column '" + spec_.name + "': " + std::to_string(values[i]) + " does not fit " +
+        throw std::invalid_argument("column '" + spec_.name + "': " + values[i].to_string() + " does not fit " +
                                     to_string(spec_));
       }
-      keys[i] = static_cast<Key>(values[i]);
+      keys[i] = static_cast<Key>(values[i].integer());
     }
     delta_.append(keys);
   }
@@ -163,7 +180,7 @@ class typed_column final : public column {
 
   [[nodiscard]] std::optional<std::size_t> find_first(value v) const override {
     if (!fits(spec_, v)) return std::nullopt;
-    const Key key = static_cast<Key>(v);
+    const Key key = static_cast<Key>(v.integer());
     if (const auto code = main_.locate(key)) {
       for (std::size_t row = 0; row < main_.size(); ++row) {
         if (main_.codes()[row] == *code) return row;
@@ -191,8 +208,8 @@ class typed_column final : public column {
   [[nodiscard]] std::vector<Key> in_range(std::span<const value> list) const {
     std::vector<Key> keys;
     keys.reserve(list.size());
-    for (const value v : list) {
-      if (fits(spec_, v)) keys.push_back(static_cast<Key>(v));
+    for (const value& v : list) {
+      if (fits(spec_, v)) keys.push_back(static_cast<Key>(v.integer()));
     }
     return keys;
   }
@@ -226,14 +243,10 @@ class typed_column final : public column {
   }
   // Scan phase: the rows whose code is set in `bitmap`.
   [[nodiscard]] std::size_t scan_main(const std::vector<std::uint64_t>& bitmap) const {
-    std::size_t count = 0;
-    main_.codes().for_each(0, main_.size(), [&](std::uint32_t code) { count += detail::bit_set(bitmap, code); });
-    return count;
+    return detail::count_set(main_.codes(), bitmap);
   }
   [[nodiscard]] std::size_t scan_delta(const std::vector<std::uint64_t>& bitmap) const {
-    std::size_t count = 0;
-    for (const std::uint32_t code : delta_.codes()) count += detail::bit_set(bitmap, code);
-    return count;
+    return detail::count_set(delta_.codes(), bitmap);
   }
 
  private:

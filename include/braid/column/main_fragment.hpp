@@ -123,21 +123,9 @@ class main_fragment {
   }
 
  private:
-  // Awaits the line of row's code word (both words' lines when the code straddles a line),
-  // then decodes the code.
   template <execution_mode M>
   auto code_awaiter(std::size_t row) const noexcept {
-    struct awaiter {
-      decltype(fetch<M>(static_cast<const std::uint64_t*>(nullptr))) load;
-      const bit_packed_vector* codes;
-      unsigned offset;
-      bool await_ready() noexcept { return load.await_ready(); }
-      auto await_suspend(std::coroutine_handle<> h) noexcept { return load.await_suspend(h); }
-      code_type await_resume() noexcept { return codes->decode(&load.await_resume(), offset); }
-    };
-    const std::uint64_t* word = codes_.word_of(row);
-    if constexpr (M::suspends) prefetch<M::hint>(word + 1);
-    return awaiter{fetch<M>(word), &codes_, codes_.offset_of(row)};
+    return codes_.template await_code<M>(row);
   }
 
   sorted_array<Key> dictionary_;

@@ -1,7 +1,7 @@
 // table: a set of named columns (column.hpp) with a key column, loaded from CSV or generated,
 // and the two queries of the interleaving thesis's column-store experiments (§4.3):
 //
-//   braid::table t(braid::column_schema::parse("id:int64,qty:int32,price:decimal(8,2)", "id"));
+//   braid::table t(braid::column_schema::parse("id:int64,qty:int32,price:decimal(8,2),name:varchar(50)", "id"));
 //   t.load_csv(stream, "orders.csv");          // header line, then rows; all or nothing
 //   t.merge();                                 // every column's Delta into its Main
 //   t.count_in("qty", list, {technique::gp, technique::coro, 16});   // SELECT COUNT(*) WHERE qty IN (list)
@@ -21,7 +21,10 @@
 //
 // CSV: the first line names the columns (every schema column exactly once, any order); each
 // following line holds one value per column, comma-separated, no quoting, an optional '\r'
-// before the '\n'; empty lines are errors, except a final newline. A malformed line throws
+// before the '\n'; empty lines are errors, except a final newline. A VARCHAR field is the raw
+// text between its commas (it may be empty; it cannot hold a comma or a newline, and a '\r'
+// ending the line is not part of it); one longer than the column's n bytes is an error. A
+// malformed line throws
 // braid::csv_error with "source:line: what"; the table is then unchanged (rows are parsed
 // and checked in full before any column is touched).
 //
@@ -80,8 +83,13 @@ class table {
   void load_csv(std::istream& in, const std::string& source);
   void load_csv_file(const std::string& path);  // csv_error also when the file does not open
 
-  // Appends `rows` generated rows: the key column counts up from the table's size (unique
-  // keys); every other column draws from `distinct` values spread over its type's range.
+  // Appends `rows` generated rows, deterministic from `seed`: the key column counts up from the
+  // table's size (unique keys; a VARCHAR key holds them in decimal, and std::invalid_argument is
+  // thrown when they do not fit its length); every other column draws from `distinct` values
+  // spread over its type's range. A VARCHAR's values are texts of varied length up to n, each
+  // one of a few stems repeated to that stem's length (drawn from the seed; texts of one stem
+  // share long prefixes), ending in '#' and a distinct base-36 number (only the number, modulo
+  // 36^n, when n cannot hold both).
   void generate(std::size_t rows, std::size_t distinct, std::uint64_t seed);
 
   void merge();

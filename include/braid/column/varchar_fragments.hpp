@@ -1,0 +1,314 @@
+// The two fragments of a VARCHAR column (the interleaving thesis §4.3.1, SAP HANA's layout with
+// text values):
+//
+//   varchar_main_fragment    read-only: a string_dictionary (sorted, front-coded in blocks,
+//                            order-preserving codes) and a bit_packed_vector of codes per row;
+//   varchar_delta_fragment   appendable: an unsorted dictionary in arrival order (each string
+//                            stored once in a byte arena; code = arrival position), a sorted
+//                            view over the codes (each comparison reads the dictionary entry
+//                            and then the string) and a vector of codes per row.
+//
+//   braid::varchar_main_fragment main(rows);                  // string_views, row order
+//   std::optional<std::uint32_t> code = main.locate("ada");
+//   std::string text = main.get(row);
+//   braid::varchar_delta_fragment delta;
+//   delta.append(batch);                                      // all or nothing
+//   braid::task<std::string> t = delta.get_task<braid::interleaved>(row);
+//
+// Each fragment's get is written once on the mode and on the coroutine type: read<M, Op>(row)
+// (Op = coro<std::string> or task<std::string>, or any task / coro of a type a std::string
+// converts to): one frame, suspending on the code (Main: its index-vector word; Delta: its
+// slot), on the dictionary entry and on the rest of the string; get_nested<M> awaits a task per
+// helper (code_at, extract_task).
+//
+// The Delta's sorted view is a plain array of codes in string order, searched by binary
+// search (locate, lookup<M>, multi_find with naive, coro or adaptive). Not the CSB+-tree over
+// codes of the integer Delta: csb_plus_tree_over_codes copies trivially copyable keys into its
+// own arena and keeps separator keys in its inner nodes, so over strings it would hold views
+// into this fragment's arena in two places and need rebuilding whenever the arena moves. The
+// sorted array keeps the strings once; a batch merges its new codes into it in O(d).
+//
+// Complexity: Main construction O(n log d); locate O(log d) string comparisons; get O(length).
+// Delta append O(n + d + bytes) (the fragment is copied, for the strong guarantee) plus
+// sorting the batch's new strings; truncate O(n + d); locate O(log d).
+// Readers may share a fragment between appends; append is not thread-safe.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "braid/column/bit_packed_vector.hpp"
+#include "braid/column/string_dictionary.hpp"
+#include "braid/core/coro.hpp"
+#include "braid/core/fetch.hpp"
+#include "braid/core/mode.hpp"
+#include "braid/core/task.hpp"
+#include "braid/index/detail/multi_find.hpp"
+
+namespace braid {
+
+namespace detail {
+
+// get_lookup<M> (one coro frame), get_task<M> (one task frame) and get_nested<M> (a task per
+// helper: code_at, then extract_task) of a text fragment, from its read<M, Operation>,
+// code_at<M> and extract_task<M>.
+template <class Fragment>
+class text_fragment_gets {
+ public:
+  template <execution_mode M>
+  coro<std::string> get_lookup(std::size_t row) const {
+    return self().template read<M>(row);
+  }
+  template <execution_mode M>
+  task<std::string> get_task(std::size_t row) const {
+    return self().template read<M, task<std::string>>(row);
+  }
+  template <execution_mode M>
+  task<std::string> get_nested(std::size_t row) const {
+    const std::uint32_t code = co_await self().template code_at<M>(row);
+    co_return co_await self().template extract_task<M>(code);
+  }
+
+ private:
+  const Fragment& self() const noexcept { return static_cast<const Fragment&>(*this); }
+};
+
+}  // namespace detail
+
+class varchar_main_fragment : public detail::text_fragment_gets<varchar_main_fragment> {
+ public:
+  using code_type = std::uint32_t;
+
+  varchar_main_fragment() = default;
+
+  // Encodes `rows` (any order, repeats allowed).
+  explicit varchar_main_fragment(std::span<const std::string_view> rows) {
+    const std::vector<std::string_view> sorted = string_dictionary::sorted_distinct(rows);
+    dictionary_ = string_dictionary(sorted);
+    codes_ = bit_packed_vector(rows.size(), bit_packed_vector::bits_for(sorted.size()));
+    for (std::size_t row = 0; row < rows.size(); ++row) {
+      codes_.set(row, static_cast<code_type>(std::lower_bound(sorted.begin(), sorted.end(), rows[row]) - sorted.begin()));
+    }
+  }
+
+  // A Main over a built dictionary whose rows have `codes`. Throws std::invalid_argument for a
+  // code out of range.
+  varchar_main_fragment(string_dictionary dictionary, bit_packed_vector codes)
+      : dictionary_(std::move(dictionary)), codes_(std::move(codes)) {
+    codes_.for_each(0, codes_.size(), [this](std::uint32_t code) {
+      if (code >= dictionary_.size()) throw std::invalid_argument("varchar_main_fragment: code " + std::to_string(code) + " out of range");
+    });
+  }
+
+  [[nodiscard]] std::size_t size() const noexcept { return codes_.size(); }
+  [[nodiscard]] std::size_t dictionary_size() const noexcept { return dictionary_.size(); }
+  [[nodiscard]] const string_dictionary& dictionary() const noexcept { return dictionary_; }
+  [[nodiscard]] const bit_packed_vector& codes() const noexcept { return codes_; }
+  [[nodiscard]] std::size_t memory_bytes() const noexcept { return dictionary_.memory_bytes() + codes_.memory_bytes(); }
+
+  [[nodiscard]] std::optional<code_type> locate(std::string_view text) const noexcept { return dictionary_.find(text); }
+  // Preconditions: code < dictionary_size(), row < size().
+  [[nodiscard]] std::string extract(code_type code) const { return dictionary_.extract(code); }
+  [[nodiscard]] std::string get(std::size_t row) const { return dictionary_.extract(codes_[row]); }
+  void get_into(std::size_t row, std::string& out) const { dictionary_.extract_into(codes_[row], out); }
+
+  template <execution_mode M>
+  coro<std::optional<code_type>> locate_lookup(std::string_view text) const {
+    return dictionary_.template lookup<M>(text);
+  }
+  template <execution_mode M, class Operation = coro<std::string>>
+  Operation read(std::size_t row) const {
+    const code_type code = co_await codes_.template await_code<M>(row);
+    const string_dictionary::entry& e = co_await dictionary_.template entry_of<M>(code);
+    co_return co_await dictionary_.template text_of<M>(code, e);
+  }
+  template <execution_mode M>
+  task<code_type> code_at(std::size_t row) const {
+    co_return co_await codes_.template await_code<M>(row);
+  }
+  template <execution_mode M>
+  task<std::string> extract_task(code_type code) const {
+    return dictionary_.template extract_task<M>(code);
+  }
+
+ private:
+  string_dictionary dictionary_;
+  bit_packed_vector codes_;
+};
+
+class varchar_delta_fragment
+    : public detail::multi_find_member<varchar_delta_fragment, std::string_view, std::optional<std::uint32_t>>,
+      public detail::text_fragment_gets<varchar_delta_fragment> {
+ public:
+  using code_type = std::uint32_t;
+  using result_type = std::optional<code_type>;
+  using entry = string_dictionary::entry;
+  static constexpr prefetch_hint default_prefetch_hint = prefetch_hint::t0;
+  static constexpr const char* structure_name = "varchar_delta_fragment";
+
+  varchar_delta_fragment() { bytes_.push_back('\0'); }
+
+  // A Delta over `dictionary` (code i = dictionary[i], distinct) whose rows have `codes`.
+  // Throws std::invalid_argument for a repeated string or a code out of range.
+  varchar_delta_fragment(std::span<const std::string_view> dictionary, std::vector<code_type> codes)
+      : varchar_delta_fragment() {
+    if (dictionary.size() >= std::size_t{UINT32_MAX}) throw std::invalid_argument("varchar_delta_fragment: too many strings");
+    for (const std::string_view text : dictionary) add_string(text);
+    sorted_ = sorted_codes(0, entries_.size());
+    for (std::size_t i = 1; i < sorted_.size(); ++i) {
+      if (text(sorted_[i - 1]) == text(sorted_[i])) throw std::invalid_argument("varchar_delta_fragment: a repeated string");
+    }
+    for (const code_type code : codes) {
+      if (code >= entries_.size()) throw std::invalid_argument("varchar_delta_fragment: code " + std::to_string(code) + " out of range");
+    }
+    codes_ = std::move(codes);
+  }
+
+  // Appends `rows`. Strings already present are located through the sorted view; the batch's
+  // new ones are hashed, stored once and merged into the view. Strong guarantee: if it throws
+  // (std::bad_alloc, or std::length_error at 2^32 - 1 strings), nothing changed.
+  void append(std::span<const std::string_view> rows) {
+    if (rows.empty()) return;
+    varchar_delta_fragment grown = *this;
+    grown.add_rows(rows);
+    *this = std::move(grown);
+  }
+
+  [[nodiscard]] std::size_t size() const noexcept { return codes_.size(); }
+  [[nodiscard]] std::size_t dictionary_size() const noexcept { return entries_.size(); }
+  [[nodiscard]] std::span<const code_type> codes() const noexcept { return codes_; }
+  [[nodiscard]] std::span<const code_type> sorted_view() const noexcept { return sorted_; }
+
+  void clear() { *this = varchar_delta_fragment(); }
+
+  // Drops rows [rows, size()) and the strings only they used (codes are in arrival order, so
+  // those are the last ones). Precondition: rows <= size().
+  void truncate(std::size_t rows) {
+    codes_.resize(rows);
+    std::size_t used = 0;
+    for (const code_type code : codes_) used = std::max<std::size_t>(used, std::size_t{code} + 1);
+    if (used == entries_.size()) return;
+    bytes_.resize(entries_[used].rest_offset);
+    bytes_.push_back('\0');
+    entries_.resize(used);
+    std::erase_if(sorted_, [used](code_type code) { return code >= used; });
+  }
+
+  // Precondition: code < dictionary_size(), row < size().
+  [[nodiscard]] std::string_view text(code_type code) const noexcept {
+    return {bytes_.data() + entries_[code].rest_offset, entries_[code].rest_length};
+  }
+  [[nodiscard]] std::string extract(code_type code) const { return std::string(text(code)); }
+  [[nodiscard]] std::string get(std::size_t row) const { return extract(codes_[row]); }
+  void get_into(std::size_t row, std::string& out) const { out.assign(text(codes_[row])); }
+
+  // ---- locate: binary search over the sorted view -----------------------------------------------
+  [[nodiscard]] result_type find(std::string_view key) const noexcept {
+    if (sorted_.empty()) return std::nullopt;
+    const std::size_t low = detail::last_not_above(0, sorted_.size(), [&](std::size_t i) { return text(sorted_[i]) <= key; });
+    if (text(sorted_[low]) != key) return std::nullopt;
+    return sorted_[low];
+  }
+  [[nodiscard]] result_type locate(std::string_view key) const noexcept { return find(key); }
+  template <execution_mode M>
+  coro<result_type> locate_lookup(std::string_view key) const {
+    return lookup<M>(key);
+  }
+
+  // Each probe suspends on the view's slot, on the entry and on the string.
+  template <execution_mode M>
+  coro<result_type> lookup(std::string_view key) const {
+    if (sorted_.empty()) co_return std::nullopt;
+    std::size_t low = 0;
+    std::size_t remaining = sorted_.size();
+    while (remaining > 1) {
+      const std::size_t half = remaining / 2;
+      const code_type code = co_await fetch<M>(&sorted_[low + half]);
+      const entry& e = co_await fetch<M>(&entries_[code]);
+      low = co_await text_of<M>(e) <= key ? low + half : low;
+      remaining -= half;
+    }
+    const code_type code = co_await fetch<M>(&sorted_[low]);
+    const entry& e = co_await fetch<M>(&entries_[code]);
+    if (co_await text_of<M>(e) != key) co_return std::nullopt;
+    co_return code;
+  }
+
+  // ---- get -----------------------------------------------------------------------------------
+  template <execution_mode M, class Operation = coro<std::string>>
+  Operation read(std::size_t row) const {
+    const code_type code = co_await fetch<M>(&codes_[row]);
+    const entry& e = co_await fetch<M>(&entries_[code]);
+    co_return co_await text_of<M>(e);
+  }
+  template <execution_mode M>
+  task<code_type> code_at(std::size_t row) const {
+    co_return co_await fetch<M>(&codes_[row]);
+  }
+  template <execution_mode M>
+  task<std::string> extract_task(code_type code) const {
+    const entry& e = co_await fetch<M>(&entries_[code]);
+    co_return co_await text_of<M>(e);
+  }
+
+ private:
+  template <execution_mode M>
+  auto text_of(const entry& e) const noexcept {
+    return detail::await_text<M>({}, bytes_.data() + e.rest_offset, e.rest_length);
+  }
+
+  // Stores `text` as the next code (before the padding byte that ends the arena).
+  void add_string(std::string_view text) {
+    bytes_.pop_back();
+    entries_.push_back({bytes_.size(), text.size()});
+    bytes_.insert(bytes_.end(), text.begin(), text.end());
+    bytes_.push_back('\0');
+  }
+
+  // Codes [first, last) in string order.
+  [[nodiscard]] std::vector<code_type> sorted_codes(std::size_t first, std::size_t last) const {
+    std::vector<code_type> codes(last - first);
+    for (std::size_t i = 0; i < codes.size(); ++i) codes[i] = static_cast<code_type>(first + i);
+    std::sort(codes.begin(), codes.end(), [this](code_type a, code_type b) { return text(a) < text(b); });
+    return codes;
+  }
+
+  void add_rows(std::span<const std::string_view> rows) {
+    const std::size_t old_strings = entries_.size();
+    std::unordered_map<std::string_view, code_type> new_codes;
+    codes_.reserve(codes_.size() + rows.size());
+    for (const std::string_view row : rows) {
+      if (const auto code = find(row)) {
+        codes_.push_back(*code);
+        continue;
+      }
+      auto [at, inserted] = new_codes.try_emplace(row, static_cast<code_type>(entries_.size()));
+      if (inserted) {
+        if (entries_.size() + 1 >= std::size_t{UINT32_MAX}) throw std::length_error("varchar_delta_fragment: too many distinct strings");
+        add_string(row);
+      }
+      codes_.push_back(at->second);
+    }
+    const std::vector<code_type> added = sorted_codes(old_strings, entries_.size());
+    std::vector<code_type> merged(sorted_.size() + added.size());
+    std::merge(sorted_.begin(), sorted_.end(), added.begin(), added.end(), merged.begin(),
+               [this](code_type a, code_type b) { return text(a) < text(b); });
+    sorted_ = std::move(merged);
+  }
+
+  std::vector<char> bytes_;       // the strings in arrival order, then one padding byte
+  std::vector<entry> entries_;    // code -> {offset, length} in bytes_
+  std::vector<code_type> sorted_; // every code once, in increasing order of its string
+  std::vector<code_type> codes_;  // row -> code
+};
+
+}  // namespace braid

@@ -1,0 +1,153 @@
+// The front-coded string dictionary of a VARCHAR Main against a plain sorted
+// std::vector<std::string>: locate (plain, coroutine, nested, every multi_find technique) for
+// present and absent strings (below, above, between, sharing a block's prefix), extract,
+// the block layout at 15 / 16 / 17 / 33 entries, empty strings, long shared prefixes, one entry.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "braid/column/string_dictionary.hpp"
+#include "braid/core/scheduler.hpp"
+
+namespace braid {
+namespace {
+
+std::vector<std::string_view> views_of(const std::vector<std::string>& texts) { return {texts.begin(), texts.end()}; }
+
+// Sorted distinct texts: `count` of them, mostly sharing long prefixes, of at most `length` bytes.
+std::vector<std::string> random_sorted_texts(std::mt19937_64& random, std::size_t count, std::size_t length) {
+  static const std::string stems[] = {"", "a", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "shared/prefix/",
+                                      "shared/prefix/longer/", "z"};
+  std::vector<std::string> texts;
+  while (texts.size() < count * 2) {
+    std::string text = stems[random() % std::size(stems)];
+    const std::size_t tail = random() % 6;
+    for (std::size_t i = 0; i < tail; ++i) text.push_back(static_cast<char>('a' + random() % 4));
+    text.resize(std::min(text.size(), length));
+    texts.push_back(text);
+  }
+  std::sort(texts.begin(), texts.end());
+  texts.erase(std::unique(texts.begin(), texts.end()), texts.end());
+  if (texts.size() > count) texts.resize(count);
+  return texts;
+}
+
+// Probes: every present text and, for each, strings just below, above and between.
+std::vector<std::string> probes_around(const std::vector<std::string>& texts) {
+  std::vector<std::string> probes = {"", "\x01", "~~~~", std::string(60, 'a'), "shared/prefix", "shared/prefix/zzz"};
+  for (const std::string& text : texts) {
+    probes.push_back(text);
+    probes.push_back(text + '\0');
+    probes.push_back(text + "a");
+    if (!text.empty()) {
+      probes.push_back(text.substr(0, text.size() - 1));
+      std::string above = text;
+      above.back() = static_cast<char>(above.back() + 1);
+      probes.push_back(above);
+    }
+  }
+  return probes;
+}
+
+std::optional<std::uint32_t> reference_find(const std::vector<std::string>& texts, std::string_view key) {
+  const auto at = std::lower_bound(texts.begin(), texts.end(), key);
+  if (at == texts.end() || *at != key) return std::nullopt;
+  return static_cast<std::uint32_t>(at - texts.begin());
+}
+
+constexpr technique techniques[] = {technique::naive, technique::coro, technique::coro_nested, technique::adaptive};
+
+void check_against_reference(const std::vector<std::string>& texts, const std::string& what) {
+  const string_dictionary dictionary(views_of(texts));
+  ASSERT_EQ(dictionary.size(), texts.size()) << what;
+  ASSERT_EQ(dictionary.block_count(), (texts.size() + 15) / 16) << what;
+  for (std::uint32_t code = 0; code < texts.size(); ++code) {
+    ASSERT_EQ(dictionary.extract(code), texts[code]) << what << " code " << code;
+    ASSERT_TRUE(texts[code].starts_with(dictionary.prefix(code / 16))) << what;
+    std::string reused(80, 'x');
+    dictionary.extract_into(code, reused);
+    ASSERT_EQ(reused, texts[code]);
+  }
+  const std::vector<std::string> probe_texts = probes_around(texts);
+  const std::vector<std::string_view> probes = views_of(probe_texts);
+  std::vector<std::optional<std::uint32_t>> expected(probes.size());
+  for (std::size_t i = 0; i < probes.size(); ++i) {
+    expected[i] = reference_find(texts, probes[i]);
+    ASSERT_EQ(dictionary.find(probes[i]), expected[i]) << what << " probe '" << probes[i] << "'";
+  }
+  for (const technique how : techniques) {
+    for (const std::size_t group : {std::size_t{1}, std::size_t{5}, std::size_t{64}}) {
+      std::vector<std::optional<std::uint32_t>> located(probes.size(), 12345u);
+      dictionary.multi_find(probes, located, how, group);
+      ASSERT_EQ(located, expected) << what << " " << to_string(how) << " group " << group;
+    }
+  }
+  const auto sequential_lookups = run(interleaved_scheduler{4}, probes, [&](std::string_view key) {
+    return dictionary.lookup<sequential>(key);
+  });
+  const auto nested = run(interleaved_scheduler{4}, probes, [&](std::string_view key) {
+    return dictionary.lookup_nested<interleaved>(key);
+  });
+  ASSERT_EQ(sequential_lookups, expected) << what;
+  ASSERT_EQ(nested, expected) << what;
+  std::vector<std::uint32_t> codes(texts.size());
+  for (std::uint32_t code = 0; code < codes.size(); ++code) codes[code] = code;
+  const auto extracted = run(interleaved_scheduler{8}, codes, [&](std::uint32_t code) {
+    return dictionary.extract_task<interleaved>(code);
+  });
+  ASSERT_EQ(extracted, texts) << what;
+}
+
+TEST(StringDictionary, AgreesWithASortedVectorOnRandomTexts) {
+  for (std::uint64_t seed = 0; seed < 40; ++seed) {
+    std::mt19937_64 random(seed);
+    const std::size_t count = std::vector<std::size_t>{1, 2, 15, 16, 17, 31, 32, 33, 200, 1000}[seed % 10];
+    check_against_reference(random_sorted_texts(random, count, 1 + random() % 60), "seed " + std::to_string(seed));
+  }
+}
+
+TEST(StringDictionary, EdgeCases) {
+  check_against_reference({}, "empty");
+  check_against_reference({""}, "one empty text");
+  check_against_reference({"only"}, "one entry");
+  check_against_reference({"", "a", "aa", "aaa"}, "each a prefix of the next");
+  for (const std::size_t count : {15u, 16u, 17u, 48u}) {
+    std::vector<std::string> texts;
+    for (std::size_t i = 0; i < count; ++i) texts.push_back(std::string(40, 'p') + static_cast<char>('A' + i));
+    check_against_reference(texts, std::to_string(count) + " texts sharing 40 bytes");
+    const string_dictionary dictionary(views_of(texts));
+    EXPECT_EQ(dictionary.prefix(0), std::string(40, 'p'));
+    if (count > 16) {
+      EXPECT_EQ(dictionary.prefix(1).size(), count == 17 ? 41u : 40u);  // a block of one shares its whole text
+    }
+    EXPECT_LT(dictionary.text_bytes(), count * 41 / 2);
+  }
+  std::vector<std::string> exact(20);
+  for (std::size_t i = 0; i < exact.size(); ++i) exact[i] = std::string(65535, static_cast<char>('a' + i));
+  check_against_reference(exact, "texts of 65535 bytes");
+}
+
+TEST(StringDictionary, ChecksItsInput) {
+  const std::vector<std::string_view> unsorted{"b", "a"};
+  EXPECT_THROW(string_dictionary{unsorted}, std::invalid_argument);
+  const std::vector<std::string_view> repeated{"a", "a"};
+  EXPECT_THROW(string_dictionary{repeated}, std::invalid_argument);
+  const string_dictionary dictionary(std::vector<std::string_view>{"a", "b"});
+  const std::vector<std::string_view> keys{"a"};
+  std::vector<std::optional<std::uint32_t>> out(1);
+  EXPECT_THROW(dictionary.multi_find(keys, out, technique::gp, 4), std::invalid_argument);
+  EXPECT_THROW(dictionary.multi_find(keys, out, technique::coro, 0), std::invalid_argument);
+  std::vector<std::optional<std::uint32_t>> short_out;
+  EXPECT_THROW(dictionary.multi_find(keys, short_out, technique::naive, 1), std::invalid_argument);
+  const std::vector<std::string_view> with_repeats{"b", "a", "b", ""};
+  EXPECT_EQ(string_dictionary::sorted_distinct(with_repeats), (std::vector<std::string_view>{"", "a", "b"}));
+}
+
+}  // namespace
+}  // namespace braid
