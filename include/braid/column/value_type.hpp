@@ -35,9 +35,9 @@ class value {
   value() noexcept = default;  // the integer 0
   template <std::integral Integer>
   value(Integer integer) noexcept : data_(static_cast<std::int64_t>(integer)) {}
-  value(std::string text) noexcept : data_(std::move(text)) {}                  
-  value(std::string_view text) : data_(std::string(text)) {}                    
-  value(const char* text) : data_(std::string(text)) {}                         
+  value(std::string text) noexcept : data_(std::move(text)) {}
+  value(std::string_view text) : data_(std::string(text)) {}
+  value(const char* text) : data_(std::string(text)) {}
 
   // Into a value holding a text, the text's capacity is reused.
   value& operator=(std::string_view text);
