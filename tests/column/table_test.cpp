@@ -82,7 +82,7 @@ constexpr technique main_techniques[] = {technique::naive, technique::gp,    tec
                                          technique::coro_nested, technique::fiber, technique::adaptive};
 constexpr technique delta_techniques[] = {technique::naive, technique::coro, technique::fiber, technique::adaptive};
 constexpr reconstruction reconstructions[] = {reconstruction::naive, reconstruction::nested, reconstruction::elided,
-                                              reconstruction::flat};
+                                              reconstruction::flat,  reconstruction::context, reconstruction::wrapped};
 
 void check_against_reference(std::uint64_t seed) {
   std::mt19937_64 random(seed);
@@ -163,6 +163,51 @@ TEST(Table, ChecksArguments) {
   EXPECT_THROW(t.generate(1, 0, 1), std::invalid_argument);
   EXPECT_EQ(parse_reconstruction("elided"), reconstruction::elided);
   EXPECT_THROW((void)parse_reconstruction("x"), std::invalid_argument);
+  for (reconstruction how : reconstructions) EXPECT_EQ(parse_reconstruction(to_string(how)), how);
+  EXPECT_THROW((void)t.reconstruct(0, reconstruction::wrapped, 0), std::invalid_argument);
+  EXPECT_THROW((void)arena_bytes_per_read(t.at(0), reconstruction::nested, 0), std::invalid_argument);
+  EXPECT_THROW((void)arena_bytes_per_read(t.at(0), reconstruction::context, 10), std::invalid_argument);
+}
+
+// A root awaiting one column read, its frames from `context` like every frame below it.
+task<value> read_nested_root(const column& c, lookup_context& context, std::size_t row) {
+  co_return co_await c.get_nested(context, row);
+}
+task<value> read_wrapped_root(const column& c, lookup_context& context, std::size_t row) {
+  co_return co_await c.get_wrapped(context, row);
+}
+
+// Suspended at its first fetch: the root, the column's task (nested only), the fragment's
+// get_nested and its code_at are alive, all in the arena and none in the pool. The wrapped
+// read takes fewer arena bytes than the nested one, and a whole read fits the arena.
+TEST(Table, ContextReadsKeepTheirWholeChainInTheArena) {
+  table t(column_schema::parse("id:int64,q:int32,p:decimal(9,2)"));
+  t.generate(100, 7, 3);
+  t.merge();
+  t.generate(50, 7, 4);  // rows 100.. in the Delta
+  for (std::size_t row : {std::size_t{5}, std::size_t{120}}) {
+    const std::vector<value> expected = t.reconstruct(row, reconstruction::naive, 1);
+    for (std::size_t c = 0; c < t.column_count(); ++c) {
+      lookup_context context(reconstruction_arena_bytes);
+      const auto pool_before = frame_pool::statistics().live_frames;
+      for (bool elided : {false, true}) {
+        task<value> root = elided ? read_wrapped_root(t.at(c), context, row) : read_nested_root(t.at(c), context, row);
+        root.resume();
+        EXPECT_EQ(context.live_frames(), elided ? 3u : 4u);
+        EXPECT_EQ(frame_pool::statistics().live_frames, pool_before);
+        while (!root.done()) root.resume();
+        EXPECT_EQ(root.take_result(), expected[c]);
+        root.reset();
+        context.reset();
+      }
+      EXPECT_EQ(context.fallbacks(), 0u);
+      const std::size_t nested = arena_bytes_per_read(t.at(c), reconstruction::context, row);
+      const std::size_t elided = arena_bytes_per_read(t.at(c), reconstruction::wrapped, row);
+      EXPECT_GT(elided, 0u);
+      EXPECT_LT(elided, nested) << "the column-level frame is gone";
+      EXPECT_LE(nested, reconstruction_arena_bytes);
+    }
+  }
 }
 
 TEST(Table, OverPrebuiltColumns) {
