@@ -4,10 +4,11 @@
 // destroyed, its context is reset, and the next operation launched takes it. So a run of any
 // length needs min(group, count) contexts (one for the sequential scheduler), made once per run.
 //
+//   std::vector<braid::value> tuple(columns.size());        // the thesis's Listing 3.7
 //   braid::for_each(braid::interleaved_scheduler{8}, braid::context_arena{4096},
-//                   columns.begin(), columns.end(),
-//                   [&](braid::lookup_context& context, const column& c) -> braid::task<void> {
-//                     tuple[c.id] = co_await c.get(context, row);
+//                   column_ids.begin(), column_ids.end(),
+//                   [&](braid::lookup_context& context, std::size_t& c) -> braid::task<void> {
+//                     tuple[c] = co_await columns[c]->get_wrapped(context, row);
 //                   });
 //   std::vector<R> results = braid::run(braid::interleaved_scheduler{16}, braid::context_arena{4096},
 //                                       keys, [&](braid::lookup_context& context, int key) {

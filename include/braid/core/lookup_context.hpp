@@ -4,14 +4,15 @@
 // or a lambda, first for a free function, as in the thesis) takes its frame from that arena;
 // every other task keeps the frame pool.
 //
-//   braid::lookup_context context(4096);   // once per in-flight slot, not per lookup
-//   template <braid::execution_mode M>
-//   braid::task<value> column_t::get(braid::lookup_context& context, std::size_t row) const {
-//     const code_type code = co_await load<M>(context, row);    // frame from the arena
-//     co_return co_await dictionary.decode<M>(context, code);  // so is this one
+//   braid::task<std::uint32_t> code_at(braid::lookup_context&, std::size_t row);   // a leaf
+//   braid::task<std::int64_t> get(braid::lookup_context& context, std::size_t row) {
+//     const std::uint32_t code = co_await code_at(context, row);   // frame from the arena
+//     co_return dictionary[code];
 //   }
-//   ... the lookup finishes, its root task is destroyed ...
-//   context.reset();                        // the next lookup bumps from the start again
+//   braid::lookup_context context(4096);             // once per in-flight slot, not per lookup
+//   braid::task<std::int64_t> root = get(context, 7);   // this frame too
+//   ... resume root to the end, take its result, destroy it ...
+//   context.reset();                                 // the next lookup bumps from the start
 //
 // Schedulers that own a context per in-flight slot: braid/core/context_scheduler.hpp.
 //
@@ -37,7 +38,8 @@
 //    used after its lookup is reported;
 //  - the arena's memory is taken from the frame pool once, at construction: a warm thread
 //    makes no heap allocation for contexts either.
-// Known limits: a fallback frame costs a pool allocation; the 16-byte header and the skip that
+// Known limits: only a non-const `lookup_context&` parameter selects the arena; a fallback
+// frame costs a pool allocation; the 16-byte header and the skip that
 // keeps arena frames off 64-byte boundaries cost up to 32 bytes a frame; memory freed inside
 // a lookup is not reused before the reset (append-only, as in the thesis).
 #pragma once
