@@ -207,5 +207,31 @@ TEST(LookupContext, FlatCorosCanTakeTheirFrameFromTheArena) {
   context.reset();
 }
 
+#if defined(BRAID_HAS_ASAN)
+// Under AddressSanitizer a reset poisons the arena: a frame touched after its lookup is reported.
+TEST(LookupContextDeathTest, AFrameUsedAfterItsLookupIsReported) {
+  EXPECT_DEATH(
+      {
+        lookup_context context(256);
+        void* frame = context.allocate(32);
+        context_frames::operator delete(frame, 32);
+        context.reset();
+        static_cast<volatile char*>(frame)[0] = 1;
+      },
+      "use-after-poison");
+}
+#endif
+
+#ifndef NDEBUG
+TEST(LookupContextDeathTest, DestroyingAContextWithLiveFramesIsCaught) {
+  EXPECT_DEATH(
+      {
+        lookup_context context(256);
+        (void)context.allocate(16);
+      },
+      "frames of its arena are alive");
+}
+#endif
+
 }  // namespace
 }  // namespace braid

@@ -69,7 +69,9 @@ template <scheduler S, class Launch, class Deliver>
 void run_with_contexts(const S& sched, context_arena arena, std::size_t count, Launch&& launch, Deliver&& deliver) {
   using Op = std::remove_cvref_t<std::invoke_result_t<Launch&, std::size_t, lookup_context&>>;
   static_assert(operation<Op>, "launch(index, context) must return a braid operation (coro, task, fiber)");
-  detail::context_set contexts(detail::operations_in_flight(sched, count), detail::checked_arena(arena));
+  const std::size_t arena_bytes = detail::checked_arena(arena);
+  if (count == 0) return;
+  detail::context_set contexts(detail::operations_in_flight(sched, count), arena_bytes);
   sched.run(
       count,
       [&](std::size_t index) {

@@ -3,6 +3,7 @@
 // operation wrapper that gives its context back when it is done with it.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <stdexcept>
@@ -53,8 +54,9 @@ class context_set {
   }
 
  private:
+  // Never 0: the pool's smallest frame still holds its free-list link.
   static std::size_t bytes_for(std::size_t count) noexcept {
-    return count * (sizeof(lookup_context) + sizeof(lookup_context*));
+    return std::max<std::size_t>(count, 1) * (sizeof(lookup_context) + sizeof(lookup_context*));
   }
 
   lookup_context* contexts_;
