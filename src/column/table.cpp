@@ -42,10 +42,6 @@ task<value> read_wrapped(const column& c, lookup_context& context, std::size_t r
   co_return co_await c.get_wrapped(context, row);
 }
 
-task<value> context_read(const column& c, reconstruction how, lookup_context& context, std::size_t row) {
-  return how == reconstruction::context ? read_nested(c, context, row) : read_wrapped(c, context, row);
-}
-
 bool is_context_form(reconstruction how) noexcept {
   return how == reconstruction::context || how == reconstruction::wrapped;
 }
@@ -59,7 +55,7 @@ std::size_t arena_bytes_per_read(const column& c, reconstruction how, std::size_
   if (row >= c.size()) throw std::invalid_argument("arena_bytes_per_read: row " + std::to_string(row) + " of " + std::to_string(c.size()));
   lookup_context context(reconstruction_arena_bytes);
   {
-    task<value> root = context_read(c, how, context, row);
+    task<value> root = how == reconstruction::context ? read_nested(c, context, row) : read_wrapped(c, context, row);
     root.resume();
     while (!root.done()) root.resume();
   }  // the frames are gone; the arena is append-only, so its use is every frame the read took
@@ -243,11 +239,14 @@ void table::reconstruct_into(std::size_t row, reconstruction how, std::size_t gr
       interleaved_scheduler{group}.run(count, [this, row](std::size_t c) { return columns_[c]->get_flat(row); }, deliver);
       return;
     case reconstruction::context:
+      run_with_contexts(
+          interleaved_scheduler{group}, context_arena{reconstruction_arena_bytes}, count,
+          [this, row](std::size_t c, lookup_context& context) { return read_nested(*columns_[c], context, row); }, deliver);
+      return;
     case reconstruction::wrapped:
       run_with_contexts(
           interleaved_scheduler{group}, context_arena{reconstruction_arena_bytes}, count,
-          [this, row, how](std::size_t c, lookup_context& context) { return context_read(*columns_[c], how, context, row); },
-          deliver);
+          [this, row](std::size_t c, lookup_context& context) { return read_wrapped(*columns_[c], context, row); }, deliver);
       return;
   }
 }

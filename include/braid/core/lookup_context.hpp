@@ -48,7 +48,6 @@
 #include <cstdint>
 #include <new>
 #include <stdexcept>
-#include <string>
 #include <type_traits>
 
 #include "braid/core/detail/asan.hpp"
@@ -86,9 +85,7 @@ class lookup_context {
   // The lookup is over: the next allocation starts at the beginning of the arena again.
   // Throws std::logic_error if a frame of the arena is still alive.
   void reset() {
-    if (live_frames_ != 0) {
-      throw std::logic_error("lookup_context::reset: " + std::to_string(live_frames_) + " frames still alive");
-    }
+    if (live_frames_ != 0) [[unlikely]] detail::throw_frames_alive(live_frames_);
     BRAID_POISON(arena_, used_);
     used_ = 0;
   }

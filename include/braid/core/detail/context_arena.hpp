@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 #include "braid/core/detail/asan.hpp"
 #include "braid/core/frame_pool.hpp"
@@ -38,6 +40,11 @@ inline void release_arena(std::byte* arena, std::size_t bytes, std::size_t live_
   (void)live_frames;
   BRAID_UNPOISON(arena, bytes);
   frame_pool::deallocate(arena, bytes);
+}
+
+// Out of line and cold: reset() is on every lookup's path, the message is not.
+[[noreturn, gnu::cold, gnu::noinline]] inline void throw_frames_alive(std::size_t live_frames) {
+  throw std::logic_error("lookup_context::reset: " + std::to_string(live_frames) + " frames still alive");
 }
 
 // Writes the owner into the header at `header` and returns the frame behind it; `bytes` is the
