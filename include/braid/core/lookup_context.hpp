@@ -70,8 +70,10 @@ class lookup_context {
   // A frame of `bytes` bytes, 16-byte aligned: from the arena, or from the frame pool when the
   // arena is full (counted).
   [[nodiscard]] void* allocate(std::size_t bytes) {
-    std::size_t header = used_;
-    if (detail::is_pool_frame(arena_ + header + detail::arena_step)) header += detail::arena_step;
+    std::size_t header = used_;  // the frame follows its header; it must not look like a pool frame
+    if (detail::is_pool_address(reinterpret_cast<std::uintptr_t>(arena_) + header + detail::arena_step)) {
+      header += detail::arena_step;
+    }
     const std::size_t end = header + detail::arena_step + detail::arena_round(bytes);
     if (end > capacity_) [[unlikely]] {
       ++fallbacks_;

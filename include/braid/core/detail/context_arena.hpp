@@ -24,9 +24,8 @@ static_assert(frame_pool::alignment % (2 * arena_step) == 0,
 constexpr std::size_t arena_round(std::size_t bytes) noexcept { return (bytes + arena_step - 1) & ~(arena_step - 1); }
 
 // Every frame the pool returns is a multiple of its alignment; no arena frame is.
-inline bool is_pool_frame(const void* frame) noexcept {
-  return reinterpret_cast<std::uintptr_t>(frame) % frame_pool::alignment == 0;
-}
+constexpr bool is_pool_address(std::uintptr_t address) noexcept { return address % frame_pool::alignment == 0; }
+inline bool is_pool_frame(const void* frame) noexcept { return is_pool_address(reinterpret_cast<std::uintptr_t>(frame)); }
 
 // The arena's memory, from the frame pool (64-byte aligned, recycled), poisoned until used.
 inline std::byte* take_arena(std::size_t bytes) {
