@@ -22,10 +22,13 @@
 // fourth column a Delta. --set columns=10,100,1000 the table widths; --size the table's bytes
 // (rows follow from the bytes per row: about 8 per integer column, 24 per varchar(50); default
 // DRAM-resident); --group the columns in flight. The checksum folds each value's fingerprint
-// (a text's hash). Techniques: naive (the plain virtual get, column after column), nested (a task per
-// call: root -> get_nested -> code_at / extract), elided (the column's get_task as the root:
-// the thesis's wrapped<T> elision), flat (the column's get_flat, one coro frame). Rows carry
-// frame_bytes: the frame-pool bytes of one column read in that form.
+// (a text's hash). Techniques: naive (the plain virtual get, column after column), nested (a
+// task per call: root -> get_nested -> code_at / extract), context (the same chain with every
+// frame from a per-lookup lookup_context arena, the thesis's context_t), wrapped (that chain with
+// the column-level task elided by wrapped<T>, the thesis's manual elision), elided (the
+// column's get_task as the root: one frame, the fragment's reads inline), flat (the column's
+// get_flat, one coro frame). Rows carry frame_bytes: the bytes of one column read in that form
+// (frame-pool size classes; for context and wrapped the arena's bytes, headers included).
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -271,7 +274,7 @@ const registration in_predicate_experiment{experiment{
 
 // ---- column-reconstruction --------------------------------------------------------------------
 
-const std::vector<std::string> reconstruction_names = {"naive", "nested", "elided", "flat"};
+const std::vector<std::string> reconstruction_names = {"naive", "nested", "context", "wrapped", "elided", "flat"};
 
 // The column types of a table: Fig. 4.17's all INTEGER, or Fig. 4.18's mix of a third each
 // INTEGER, DECIMAL(10,2) and VARCHAR(50).
@@ -349,7 +352,7 @@ std::unique_ptr<column> build_reconstruction_column(const column_spec& spec, std
                                                       delta_fragment<std::int64_t>());
 }
 
-// Frame-pool bytes of one column read in each form (column 0: an int64 Main).
+// Bytes of frames of one column read in each form (column 0: an int64 Main).
 std::int64_t frame_bytes_of(const table& t, reconstruction how) {
   const column& c = t.at(0);
   switch (how) {
@@ -358,6 +361,8 @@ std::int64_t frame_bytes_of(const table& t, reconstruction how) {
       return static_cast<std::int64_t>(ordered::pool_bytes_per_operation([&c]() -> task<value> { co_return co_await c.get_nested(0); }));
     case reconstruction::elided: return static_cast<std::int64_t>(ordered::pool_bytes_per_operation([&c] { return c.get_task(0); }));
     case reconstruction::flat: return static_cast<std::int64_t>(ordered::pool_bytes_per_operation([&c] { return c.get_flat(0); }));
+    case reconstruction::context:
+    case reconstruction::wrapped: return static_cast<std::int64_t>(arena_bytes_per_read(c, how, 0));
   }
   return 0;
 }
@@ -444,7 +449,7 @@ void run_reconstruction(run_context& context) {
 const registration reconstruction_experiment{experiment{
     .name = "column-reconstruction",
     .reproduces = "interleaving thesis (Psaropoulos 2019) Fig. 4.17 / 4.18, tuple reconstruction",
-    .summary = "SELECT * WHERE key = x over 10/100/1000 polymorphic columns: naive vs nested, elided and flat tasks",
+    .summary = "SELECT * WHERE key = x over 10/100/1000 polymorphic columns: naive vs nested (pool or context arena), wrapped, elided and flat",
     .techniques = reconstruction_names,
     .accepted = accepts_size | accepts_keys | accepts_group | accepts_technique | accepts_pages,
     .settings = {{"columns", "N[,N...]", "the table widths (default 10,100,1000)"},

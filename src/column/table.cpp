@@ -6,6 +6,7 @@
 #include <random>
 #include <utility>
 
+#include "braid/core/context_scheduler.hpp"
 #include "braid/core/scheduler.hpp"
 
 namespace braid {
@@ -16,15 +17,52 @@ std::string_view to_string(reconstruction how) noexcept {
     case reconstruction::nested: return "nested";
     case reconstruction::elided: return "elided";
     case reconstruction::flat: return "flat";
+    case reconstruction::context: return "context";
+    case reconstruction::wrapped: return "wrapped";
   }
   return "?";
 }
 
 reconstruction parse_reconstruction(std::string_view name) {
-  for (reconstruction how : {reconstruction::naive, reconstruction::nested, reconstruction::elided, reconstruction::flat}) {
+  for (reconstruction how : {reconstruction::naive, reconstruction::nested, reconstruction::elided, reconstruction::flat,
+                             reconstruction::context, reconstruction::wrapped}) {
     if (to_string(how) == name) return how;
   }
-  throw std::invalid_argument("unknown reconstruction '" + std::string(name) + "' (naive, nested, elided, flat)");
+  throw std::invalid_argument("unknown reconstruction '" + std::string(name) +
+                              "' (naive, nested, elided, flat, context, wrapped)");
+}
+
+namespace {
+
+// The roots of the context forms: one column's read, every frame from `context`'s arena.
+task<value> read_nested(const column& c, lookup_context& context, std::size_t row) {
+  co_return co_await c.get_nested(context, row);
+}
+task<value> read_wrapped(const column& c, lookup_context& context, std::size_t row) {
+  co_return co_await c.get_wrapped(context, row);
+}
+
+bool is_context_form(reconstruction how) noexcept {
+  return how == reconstruction::context || how == reconstruction::wrapped;
+}
+
+}  // namespace
+
+std::size_t arena_bytes_per_read(const column& c, reconstruction how, std::size_t row) {
+  if (!is_context_form(how)) {
+    throw std::invalid_argument("arena_bytes_per_read: " + std::string(to_string(how)) + " takes no context");
+  }
+  if (row >= c.size()) throw std::invalid_argument("arena_bytes_per_read: row " + std::to_string(row) + " of " + std::to_string(c.size()));
+  lookup_context context(reconstruction_arena_bytes);
+  {
+    task<value> root = how == reconstruction::context ? read_nested(c, context, row) : read_wrapped(c, context, row);
+    root.resume();
+    while (!root.done()) root.resume();
+  }  // the frames are gone; the arena is append-only, so its use is every frame the read took
+  if (context.fallbacks() != 0) throw std::length_error("arena_bytes_per_read: a read outgrew reconstruction_arena_bytes");
+  const std::size_t bytes = context.used_bytes();
+  context.reset();
+  return bytes;
 }
 
 table::table(column_schema schema) : schema_(std::move(schema)) {
@@ -261,6 +299,16 @@ void table::reconstruct_into(std::size_t row, reconstruction how, std::size_t gr
       return;
     case reconstruction::flat:
       interleaved_scheduler{group}.run(count, [this, row](std::size_t c) { return columns_[c]->get_flat(row); }, deliver);
+      return;
+    case reconstruction::context:
+      run_with_contexts(
+          interleaved_scheduler{group}, context_arena{reconstruction_arena_bytes}, count,
+          [this, row](std::size_t c, lookup_context& context) { return read_nested(*columns_[c], context, row); }, deliver);
+      return;
+    case reconstruction::wrapped:
+      run_with_contexts(
+          interleaved_scheduler{group}, context_arena{reconstruction_arena_bytes}, count,
+          [this, row](std::size_t c, lookup_context& context) { return read_wrapped(*columns_[c], context, row); }, deliver);
       return;
   }
 }

@@ -83,12 +83,13 @@ TEST(ColumnInPredicate, OptionsReachTheRun) {
 TEST(ColumnReconstruction, OptionsReachTheRun) {
   if (program.empty()) GTEST_SKIP() << "this build has no braid-bench";
   const std::vector<row> rows = bench("column-reconstruction", {"--size", "1MiB", "--keys", "50", "--group", "2,7",
-                                                               "--set", "columns=3,9", "--technique", "naive,elided,nested,flat"});
+                                                               "--set", "columns=3,9", "--technique",
+                                                               "naive,elided,nested,flat,context,wrapped"});
   ASSERT_FALSE(rows.empty());
   EXPECT_EQ(values_of(rows, "columns"), (std::set<std::string>{"3", "9"}));
   EXPECT_EQ(values_of(rows, "ops"), (std::set<std::string>{"50"}));
   EXPECT_EQ(values_of(rows, "group"), (std::set<std::string>{"1", "2", "7"}));
-  EXPECT_EQ(values_of(rows, "technique"), (std::set<std::string>{"naive", "elided", "nested", "flat"}));
+  EXPECT_EQ(values_of(rows, "technique"), (std::set<std::string>{"naive", "elided", "nested", "flat", "context", "wrapped"}));
   std::map<std::string, std::set<std::string>> checksums;
   for (const row& r : rows) {
     checksums[r.at("columns")].insert(r.at("checksum"));

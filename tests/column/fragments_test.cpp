@@ -8,6 +8,7 @@
 
 #include "braid/column/column.hpp"
 #include "braid/column/value_type.hpp"
+#include "braid/core/context_scheduler.hpp"
 #include "braid/core/scheduler.hpp"
 
 namespace braid {
@@ -180,6 +181,10 @@ void check_fragment_forms(std::uint64_t seed) {
     const auto delta_flat = run(interleaved_scheduler{8}, probe_rows, [&](std::size_t r) { return delta.template get_lookup<M>(r); });
     const auto delta_task = run(interleaved_scheduler{8}, probe_rows, [&](std::size_t r) { return delta.template get_task<M>(r); });
     const auto delta_nested = run(interleaved_scheduler{8}, probe_rows, [&](std::size_t r) { return delta.template get_nested<M>(r); });
+    const auto in_context = run(interleaved_scheduler{8}, context_arena{4096}, probe_rows,
+                                [&](lookup_context& c, std::size_t r) { return main.template get_nested<M>(r, c); });
+    const auto delta_in_context = run(interleaved_scheduler{8}, context_arena{4096}, probe_rows,
+                                      [&](lookup_context& c, std::size_t r) { return delta.template get_nested<M>(r, c); });
     for (std::size_t i = 0; i < probe_rows.size(); ++i) {
       const Key expected = values[probe_rows[i]];
       ASSERT_EQ(flat[i], expected);
@@ -188,6 +193,8 @@ void check_fragment_forms(std::uint64_t seed) {
       ASSERT_EQ(delta_flat[i], expected);
       ASSERT_EQ(delta_task[i], expected);
       ASSERT_EQ(delta_nested[i], expected);
+      ASSERT_EQ(in_context[i], expected);
+      ASSERT_EQ(delta_in_context[i], expected);
     }
   };
   gets(sequential{});

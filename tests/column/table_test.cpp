@@ -108,7 +108,7 @@ constexpr technique delta_techniques[] = {technique::naive, technique::coro, tec
 constexpr technique varchar_main_techniques[] = {technique::naive, technique::coro, technique::coro_nested, technique::adaptive};
 constexpr technique varchar_delta_techniques[] = {technique::naive, technique::coro, technique::adaptive};
 constexpr reconstruction reconstructions[] = {reconstruction::naive, reconstruction::nested, reconstruction::elided,
-                                              reconstruction::flat};
+                                              reconstruction::flat,  reconstruction::context, reconstruction::wrapped};
 
 void check_against_reference(std::uint64_t seed) {
   std::mt19937_64 random(seed);
@@ -194,6 +194,52 @@ TEST(Table, ChecksArguments) {
   EXPECT_THROW(t.generate(1, 0, 1), std::invalid_argument);
   EXPECT_EQ(parse_reconstruction("elided"), reconstruction::elided);
   EXPECT_THROW((void)parse_reconstruction("x"), std::invalid_argument);
+  for (reconstruction how : reconstructions) EXPECT_EQ(parse_reconstruction(to_string(how)), how);
+  EXPECT_THROW((void)t.reconstruct(0, reconstruction::wrapped, 0), std::invalid_argument);
+  EXPECT_THROW((void)arena_bytes_per_read(t.at(0), reconstruction::nested, 0), std::invalid_argument);
+  EXPECT_THROW((void)arena_bytes_per_read(t.at(0), reconstruction::context, 10), std::invalid_argument);
+}
+
+// A root awaiting one column read, its frames from `context` like every frame below it.
+[[gnu::noinline]] task<value> read_nested_root(const column& c, lookup_context& context, std::size_t row) {
+  co_return co_await c.get_nested(context, row);
+}
+[[gnu::noinline]] task<value> read_wrapped_root(const column& c, lookup_context& context, std::size_t row) {
+  co_return co_await c.get_wrapped(context, row);
+}
+
+// Suspended at its first fetch, a read's frames are all in the arena, none in the pool. How
+// many there are is the compiler's (Clang at -O3 places the fragment's helpers inside their
+// caller's frame); the wrapped read never takes more arena bytes than the nested one, and a
+// whole read fits the arena.
+TEST(Table, ContextReadsKeepTheirWholeChainInTheArena) {
+  table t(column_schema::parse("id:int64,q:int32,p:decimal(9,2)"));
+  t.generate(100, 7, 3);
+  t.merge();
+  t.generate(50, 7, 4);  // rows 100.. in the Delta
+  for (std::size_t row : {std::size_t{5}, std::size_t{120}}) {
+    const std::vector<value> expected = t.reconstruct(row, reconstruction::naive, 1);
+    for (std::size_t c = 0; c < t.column_count(); ++c) {
+      lookup_context context(reconstruction_arena_bytes);
+      const auto pool_before = frame_pool::statistics().live_frames;
+      for (bool elided : {false, true}) {
+        task<value> root = elided ? read_wrapped_root(t.at(c), context, row) : read_nested_root(t.at(c), context, row);
+        root.resume();
+        EXPECT_GE(context.live_frames(), 2u) << "at least the root and the virtual call's task";
+        EXPECT_EQ(frame_pool::statistics().live_frames, pool_before);
+        while (!root.done()) root.resume();
+        EXPECT_EQ(root.take_result(), expected[c]);
+        root.reset();
+        context.reset();
+      }
+      EXPECT_EQ(context.fallbacks(), 0u);
+      const std::size_t nested = arena_bytes_per_read(t.at(c), reconstruction::context, row);
+      const std::size_t elided = arena_bytes_per_read(t.at(c), reconstruction::wrapped, row);
+      EXPECT_GT(elided, 0u);
+      EXPECT_LT(elided, nested) << "the column-level frame is gone";
+      EXPECT_LE(nested, reconstruction_arena_bytes);
+    }
+  }
 }
 
 TEST(Table, OverPrebuiltColumns) {

@@ -1,7 +1,11 @@
 // The zero-allocation property: once the frame pool is warm, an interleaved run (coroutine
-// frames, task chains, fiber stacks, the scheduler's ring) makes no global heap allocation.
+// frames, task chains, fiber stacks, the scheduler's ring, lookup contexts) makes no global
+// heap allocation.
 // It counts calls of the global operator new (global_allocation_counter.hpp).
 #include <gtest/gtest.h>
+
+#include <span>
+#include <vector>
 
 #include "core/test_operations.hpp"
 #include "global_allocation_counter.hpp"
@@ -47,6 +51,26 @@ TEST(ZeroAllocation, TaskChainsStayOffTheHeap) {
   EXPECT_EQ(allocations_of_run(batched_scheduler{32}, 5000,
                                [](std::size_t i) { return counted_chain<interleaved>(i, 5); }),
             0u);
+}
+
+// A context per lookup in flight: the contexts, their arenas and the chains' frames all come
+// from the warm pool.
+task<std::int64_t> chain_in_context(lookup_context& context, std::size_t index, std::size_t depth) {
+  if (depth == 1) co_return co_await counted_leaf<interleaved>(index, failure_at{SIZE_MAX});
+  co_return co_await chain_in_context(context, index, depth - 1);
+}
+
+TEST(ZeroAllocation, LookupsWithContextsStayOffTheHeap) {
+  std::vector<std::size_t> inputs(3000);
+  for (std::size_t i = 0; i < inputs.size(); ++i) inputs[i] = i;
+  std::vector<std::int64_t> out(inputs.size());
+  const auto make = [](lookup_context& context, std::size_t i) { return chain_in_context(context, i, 4); };
+  run_into(interleaved_scheduler{16}, context_arena{4096}, inputs, make, std::span<std::int64_t>(out));  // warm-up
+  const std::size_t before = global_allocations.load();
+  run_into(interleaved_scheduler{16}, context_arena{4096}, inputs, make, std::span<std::int64_t>(out));
+  run_into(sequential_scheduler{}, context_arena{4096}, inputs, make, std::span<std::int64_t>(out));
+  EXPECT_EQ(global_allocations.load(), before);
+  for (std::size_t i = 0; i < inputs.size(); ++i) ASSERT_EQ(out[i], expected(i));
 }
 
 TEST(ZeroAllocation, FibersStayOffTheHeap) {

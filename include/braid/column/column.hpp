@@ -10,6 +10,10 @@
 //   braid::task<braid::value> t = c->get_task(row);      // interleaved, one task frame
 //   braid::task<braid::value> n = c->get_nested(row);    // interleaved, a task per helper
 //   braid::coro<braid::value> f = c->get_flat(row);      // interleaved, one flat coro frame
+//   braid::task<braid::value> x = c->get_nested(context, row);   // the nested form, frames from
+//                                                                // the lookup_context's arena
+//   braid::value v = co_await c->get_wrapped(context, row);      // inside a task: the fragment's
+//                                                                // chain, no column-level frame
 //   c->count_in(list, {technique::gp, technique::coro, 16});   // SELECT COUNT(*) WHERE c IN list
 //
 // The IN-predicate runs in two phases per fragment: locate every list value in the fragment's
@@ -37,9 +41,11 @@
 #include "braid/column/main_fragment.hpp"
 #include "braid/column/value_type.hpp"
 #include "braid/core/coro.hpp"
+#include "braid/core/lookup_context.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/scheduler.hpp"
 #include "braid/core/task.hpp"
+#include "braid/core/wrapped.hpp"
 #include "braid/index/technique.hpp"
 
 namespace braid {
@@ -57,6 +63,11 @@ struct in_predicate_result {
   std::size_t delta_rows = 0;
   [[nodiscard]] std::size_t total() const noexcept { return main_rows + delta_rows; }
 };
+
+// A column read elided with wrapped<T> (the interleaving thesis's manual elision): the
+// fragment's nested task itself, whose key converts to a value; one way per key type a
+// column stores.
+using column_read = wrapped<value, task<std::int32_t>, task<std::int64_t>, task<std::string>>;
 
 class column {
  public:
@@ -84,6 +95,11 @@ class column {
   [[nodiscard]] virtual coro<value> get_flat(std::size_t row) const = 0;
   // get into a value the caller reuses (a text column writes into its text's capacity).
   virtual void get_into(std::size_t row, value& out) const { out = get(row); }
+  // The nested form with every frame from `context`'s arena (the thesis's column_t::get(context,
+  // row)), and the same with this column-level task elided: awaiting the column_read awaits
+  // the fragment's task directly. Await a column_read inside a task<>.
+  [[nodiscard]] virtual task<value> get_nested(lookup_context& context, std::size_t row) const = 0;
+  [[nodiscard]] virtual column_read get_wrapped(lookup_context& context, std::size_t row) const = 0;
 
   // The first row holding `v`, or nullopt.
   [[nodiscard]] virtual std::optional<std::size_t> find_first(value v) const = 0;
@@ -176,6 +192,15 @@ class typed_column final : public column {
   [[nodiscard]] task<value> get_nested(std::size_t row) const override {
     if (row < main_.size()) co_return co_await main_.template get_nested<interleaved>(row);
     co_return co_await delta_.template get_nested<interleaved>(row - main_.size());
+  }
+  [[nodiscard]] task<value> get_nested(lookup_context& context, std::size_t row) const override {
+    if (row < main_.size()) co_return co_await main_.template get_nested<interleaved>(row, context);
+    co_return co_await delta_.template get_nested<interleaved>(row - main_.size(), context);
+  }
+  // No frame: the fragment's chain is handed to the awaiting task as it is.
+  [[nodiscard]] column_read get_wrapped(lookup_context& context, std::size_t row) const override {
+    if (row < main_.size()) return main_.template get_nested<interleaved>(row, context);
+    return delta_.template get_nested<interleaved>(row - main_.size(), context);
   }
 
   [[nodiscard]] std::optional<std::size_t> find_first(value v) const override {

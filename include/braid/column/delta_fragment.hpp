@@ -25,11 +25,13 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
 #include "braid/core/coro.hpp"
 #include "braid/core/fetch.hpp"
+#include "braid/core/lookup_context.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/task.hpp"
 #include "braid/index/csb_plus_tree.hpp"
@@ -119,17 +121,20 @@ class delta_fragment {
     const code_type code = co_await fetch<M>(&codes_[row]);
     co_return co_await fetch<M>(&index_.dictionary()[code]);
   }
-  template <execution_mode M>
-  task<Key> get_nested(std::size_t row) const {
-    const code_type code = co_await code_at<M>(row);
-    co_return co_await extract_task<M>(code);
+  // Given a lookup_context (`get_nested<M>(row, context)`), every frame of the chain comes
+  // from its arena.
+  template <execution_mode M, class... Context>
+    requires(std::is_same_v<Context, lookup_context> && ...)
+  task<Key> get_nested(std::size_t row, Context&... context) const {
+    const code_type code = co_await code_at<M>(row, context...);
+    co_return co_await extract_task<M>(code, context...);
   }
-  template <execution_mode M>
-  task<code_type> code_at(std::size_t row) const {
+  template <execution_mode M, class... Context>
+  task<code_type> code_at(std::size_t row, Context&...) const {
     co_return co_await fetch<M>(&codes_[row]);
   }
-  template <execution_mode M>
-  task<Key> extract_task(code_type code) const {
+  template <execution_mode M, class... Context>
+  task<Key> extract_task(code_type code, Context&...) const {
     co_return co_await fetch<M>(&index_.dictionary()[code]);
   }
 

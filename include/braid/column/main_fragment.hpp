@@ -9,7 +9,8 @@
 //   std::int64_t cell = main.get(row);                              // extract(codes[row])
 //   // each also as a coroutine on the mode: locate_lookup<M> (and the dictionary's
 //   // lookup_nested<M>, a task per probe), get_lookup<M> (coro<>),
-//   // get_task<M> (one task frame) and get_nested<M> (a task per helper: code_at, extract)
+//   // get_task<M> (one task frame) and get_nested<M> (a task per helper: code_at, extract;
+//   // get_nested<M>(row, context) takes every frame from a lookup_context's arena)
 //
 // The dictionary is a braid::sorted_array (so its locate has every technique of multi_find:
 // naive, gp, amac, coro, coro_nested, fiber, adaptive); the index vector a bit_packed_vector.
@@ -25,12 +26,14 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "braid/column/bit_packed_vector.hpp"
 #include "braid/core/coro.hpp"
 #include "braid/core/fetch.hpp"
+#include "braid/core/lookup_context.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/task.hpp"
 #include "braid/index/sorted_array.hpp"
@@ -108,17 +111,20 @@ class main_fragment {
 
   // get written as the mechanical conversion of nested calls: get -> code_at, then extract,
   // each its own task frame.
-  template <execution_mode M>
-  task<Key> get_nested(std::size_t row) const {
-    const code_type code = co_await code_at<M>(row);
-    co_return co_await extract_task<M>(code);
+  // Given a lookup_context (`get_nested<M>(row, context)`), every frame of the chain comes
+  // from its arena.
+  template <execution_mode M, class... Context>
+    requires(std::is_same_v<Context, lookup_context> && ...)
+  task<Key> get_nested(std::size_t row, Context&... context) const {
+    const code_type code = co_await code_at<M>(row, context...);
+    co_return co_await extract_task<M>(code, context...);
   }
-  template <execution_mode M>
-  task<code_type> code_at(std::size_t row) const {
+  template <execution_mode M, class... Context>
+  task<code_type> code_at(std::size_t row, Context&...) const {
     co_return co_await code_awaiter<M>(row);
   }
-  template <execution_mode M>
-  task<Key> extract_task(code_type code) const {
+  template <execution_mode M, class... Context>
+  task<Key> extract_task(code_type code, Context&...) const {
     co_return co_await fetch<M>(&dictionary_[code]);
   }
 

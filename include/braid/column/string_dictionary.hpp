@@ -41,10 +41,12 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "braid/core/coro.hpp"
 #include "braid/core/fetch.hpp"
+#include "braid/core/lookup_context.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
 #include "braid/core/task.hpp"
@@ -206,7 +208,7 @@ class string_dictionary
   }
 
   // The same search written as nested calls: every probe a child task. Not inlined (see
-  // main_fragment::locate_nested: GCC 12's comdat placement of inlined coroutine actors).
+  // sorted_array::lookup_nested: GCC 12's comdat placement of inlined coroutine actors).
   template <execution_mode M>
   [[gnu::noinline]] task<result_type> lookup_nested(std::string_view key) const {
     if (blocks_.empty()) co_return std::nullopt;
@@ -244,8 +246,10 @@ class string_dictionary
     if constexpr (M::suspends) prefetch_lines<M::hint>(shared.data(), shared.size());
     return detail::await_text<M>(shared, rest_bytes_.data() + e.rest_offset, e.rest_length);
   }
-  template <execution_mode M>
-  task<std::string> extract_task(code_type code) const {
+  // Given a lookup_context, the task's frame comes from its arena.
+  template <execution_mode M, class... Context>
+    requires(std::is_same_v<Context, lookup_context> && ...)
+  task<std::string> extract_task(code_type code, Context&...) const {
     const entry& e = co_await entry_of<M>(code);
     co_return co_await text_of<M>(code, e);
   }

@@ -17,7 +17,14 @@
 //   elided   the column's virtual get_task as the root: the task that only awaited one child
 //            is gone (the thesis's manual elision, its `wrapped<T>`), one frame per column;
 //   flat     the column's virtual get_flat: one flat coro<> frame per column, no task chain.
-// All four return the same values.
+//   context  nested, written with a lookup_context (the thesis's Listing 3.7): every column in
+//            flight owns a context whose arena holds the frames of its whole chain (root ->
+//            get_nested(context, row) -> fragment -> code_at / extract), reset when the read
+//            finishes; no frame pool;
+//   wrapped  context, with the column-level task elided by wrapped<T> (Listing 3.8): the root
+//            awaits the column's virtual get_wrapped, which hands it the fragment's chain.
+// All six return the same values. arena_bytes_per_read gives the frame bytes of one column
+// read in the two context forms (the frame-pool forms' are measured off the pool).
 //
 // CSV: the first line names the columns (every schema column exactly once, any order); each
 // following line holds one value per column, comma-separated, no quoting, an optional '\r'
@@ -57,9 +64,18 @@ class csv_error : public std::runtime_error {
   std::size_t line_;
 };
 
-enum class reconstruction { naive, nested, elided, flat };
+enum class reconstruction { naive, nested, elided, flat, context, wrapped };
 std::string_view to_string(reconstruction how) noexcept;
 reconstruction parse_reconstruction(std::string_view name);  // throws std::invalid_argument
+
+// The arena of each context of the context and wrapped forms: one column read's frames fit
+// with room to spare (a read that did not fit would still be right, its frames from the pool).
+inline constexpr std::size_t reconstruction_arena_bytes = 4096;
+
+// Arena bytes one read of `c` at `row` takes in a context form (context or wrapped): the frames
+// of the root and of every task below it, with their headers. Throws std::invalid_argument for
+// another form or row >= c.size().
+std::size_t arena_bytes_per_read(const column& c, reconstruction how, std::size_t row);
 
 class table {
  public:

@@ -9,7 +9,8 @@
 //   braid::value v = names.get(row);          // v.text()
 //   names.count_in(list, {technique::coro, technique::coro, 16});
 //
-// Every get form (get, get_into, get_task, get_nested, get_flat) returns the same text. An
+// Every get form (get, get_into, get_task, get_nested, get_flat; with a lookup_context,
+// get_nested and get_wrapped, their frames from its arena) returns the same text. An
 // IN-list's integers and texts longer than n match nothing. Locate techniques: Main naive,
 // coro, coro_nested, adaptive (string_dictionary); Delta naive, coro, adaptive (its sorted
 // view); any other throws std::invalid_argument.
@@ -103,6 +104,15 @@ class varchar_column final : public column {
   [[nodiscard]] task<value> get_nested(std::size_t row) const override {
     if (row < main_.size()) co_return co_await main_.get_nested<interleaved>(row);
     co_return co_await delta_.get_nested<interleaved>(row - main_.size());
+  }
+  [[nodiscard]] task<value> get_nested(lookup_context& context, std::size_t row) const override {
+    if (row < main_.size()) co_return co_await main_.get_nested<interleaved>(row, context);
+    co_return co_await delta_.get_nested<interleaved>(row - main_.size(), context);
+  }
+  // No frame: the fragment's chain is handed to the awaiting task as it is.
+  [[nodiscard]] column_read get_wrapped(lookup_context& context, std::size_t row) const override {
+    if (row < main_.size()) return main_.get_nested<interleaved>(row, context);
+    return delta_.get_nested<interleaved>(row - main_.size(), context);
   }
 
   [[nodiscard]] std::optional<std::size_t> find_first(value v) const override {

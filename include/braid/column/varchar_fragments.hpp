@@ -42,6 +42,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -50,6 +51,7 @@
 #include "braid/column/string_dictionary.hpp"
 #include "braid/core/coro.hpp"
 #include "braid/core/fetch.hpp"
+#include "braid/core/lookup_context.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/task.hpp"
 #include "braid/index/detail/multi_find.hpp"
@@ -72,10 +74,13 @@ class text_fragment_gets {
   task<std::string> get_task(std::size_t row) const {
     return self().template read<M, task<std::string>>(row);
   }
-  template <execution_mode M>
-  task<std::string> get_nested(std::size_t row) const {
-    const std::uint32_t code = co_await self().template code_at<M>(row);
-    co_return co_await self().template extract_task<M>(code);
+  // Given a lookup_context (`get_nested<M>(row, context)`), every frame of the chain comes
+  // from its arena.
+  template <execution_mode M, class... Context>
+    requires(std::is_same_v<Context, lookup_context> && ...)
+  task<std::string> get_nested(std::size_t row, Context&... context) const {
+    const std::uint32_t code = co_await self().template code_at<M>(row, context...);
+    co_return co_await self().template extract_task<M>(code, context...);
   }
 
  private:
@@ -131,13 +136,13 @@ class varchar_main_fragment : public detail::text_fragment_gets<varchar_main_fra
     const string_dictionary::entry& e = co_await dictionary_.template entry_of<M>(code);
     co_return co_await dictionary_.template text_of<M>(code, e);
   }
-  template <execution_mode M>
-  task<code_type> code_at(std::size_t row) const {
+  template <execution_mode M, class... Context>
+  task<code_type> code_at(std::size_t row, Context&...) const {
     co_return co_await codes_.template await_code<M>(row);
   }
-  template <execution_mode M>
-  task<std::string> extract_task(code_type code) const {
-    return dictionary_.template extract_task<M>(code);
+  template <execution_mode M, class... Context>
+  task<std::string> extract_task(code_type code, Context&... context) const {
+    return dictionary_.template extract_task<M>(code, context...);
   }
 
  private:
@@ -250,12 +255,12 @@ class varchar_delta_fragment
     const entry& e = co_await fetch<M>(&entries_[code]);
     co_return co_await text_of<M>(e);
   }
-  template <execution_mode M>
-  task<code_type> code_at(std::size_t row) const {
+  template <execution_mode M, class... Context>
+  task<code_type> code_at(std::size_t row, Context&...) const {
     co_return co_await fetch<M>(&codes_[row]);
   }
-  template <execution_mode M>
-  task<std::string> extract_task(code_type code) const {
+  template <execution_mode M, class... Context>
+  task<std::string> extract_task(code_type code, Context&...) const {
     const entry& e = co_await fetch<M>(&entries_[code]);
     co_return co_await text_of<M>(e);
   }

@@ -17,7 +17,9 @@
 //  - what a task throws propagates to its awaiting parent like a normal exception, and from
 //    the root to the caller of take_result();
 //  - destroying an unfinished root destroys every frame of its chain (each parent frame owns
-//    the child task it is awaiting).
+//    the child task it is awaiting);
+//  - a task whose parameters include a `lookup_context&` takes its frame from that context's
+//    arena (braid/core/lookup_context.hpp); every other task's frame comes from the frame pool.
 //
 // A task<> can only be awaited from another task<> (coro<> is flat by design).
 #pragma once
@@ -28,7 +30,7 @@
 #include <utility>
 
 #include "braid/core/detail/result_slot.hpp"
-#include "braid/core/frame_pool.hpp"
+#include "braid/core/lookup_context.hpp"
 
 namespace braid {
 
@@ -41,7 +43,7 @@ namespace detail {
 //  - `continuation` is the awaiting parent; null for the root.
 //  - `innermost` points to the root's `innermost_of_chain`: the frame that runs when the
 //    root is resumed. For a root it points to its own member.
-class task_promise_base : public pooled_frames {
+class task_promise_base : public context_frames {
  public:
   std::suspend_always initial_suspend() noexcept { return {}; }
 
