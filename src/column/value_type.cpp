@@ -20,8 +20,7 @@ value& value::operator=(std::string_view text) {
   return *this;
 }
 
-std::int64_t value::integer() const {
-  if (const auto* held = std::get_if<std::int64_t>(&data_)) return *held;
+void value::refuse_as_integer() const {
   throw std::invalid_argument("value: the text '" + std::get<std::string>(data_) + "' is not an integer");
 }
 
@@ -35,8 +34,7 @@ std::string& value::text_to_fill() {
   return data_.emplace<std::string>();
 }
 
-std::uint64_t value::fingerprint() const noexcept {
-  if (const auto* held = std::get_if<std::int64_t>(&data_)) return static_cast<std::uint64_t>(*held);
+std::uint64_t value::text_fingerprint() const noexcept {
   std::uint64_t hash = 14695981039346656037ULL;
   for (const char c : std::get<std::string>(data_)) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
   return hash;

@@ -181,9 +181,9 @@ class typed_column final : public column {
 
   void truncate(std::size_t rows) override { delta_.truncate(rows - main_.size()); }
 
-  [[nodiscard]] value get(std::size_t row) const override {
-    return row < main_.size() ? main_.get(row) : delta_.get(row - main_.size());
-  }
+  [[nodiscard]] value get(std::size_t row) const override { return key_at(row); }
+  // The integer stored into `out` without building a value first.
+  void get_into(std::size_t row, value& out) const override { out = key_at(row); }
   // One frame, whichever fragment holds the row: the fragment's reads written inline (the
   // elided form), as a task (awaitable from a caller's task) or a flat coro.
   [[nodiscard]] task<value> get_task(std::size_t row) const override { return read<task<value>>(row); }
@@ -280,6 +280,10 @@ class typed_column final : public column {
   }
   std::size_t count_delta(std::span<const Key> keys, technique how, std::size_t group) const {
     return scan_delta(locate_delta(keys, how, group));
+  }
+
+  [[nodiscard]] Key key_at(std::size_t row) const noexcept {
+    return row < main_.size() ? main_.get(row) : delta_.get(row - main_.size());
   }
 
   template <class Operation>

@@ -39,6 +39,16 @@ class value {
   value(std::string_view text) : data_(std::string(text)) {}
   value(const char* text) : data_(std::string(text)) {}
 
+  // Into a value holding an integer, a plain store (the hot path of reading integer columns).
+  template <std::integral Integer>
+  value& operator=(Integer integer) noexcept {
+    if (auto* held = std::get_if<std::int64_t>(&data_)) {
+      *held = static_cast<std::int64_t>(integer);
+    } else {
+      data_ = static_cast<std::int64_t>(integer);
+    }
+    return *this;
+  }
   // Into a value holding a text, the text's capacity is reused.
   value& operator=(std::string_view text);
   value& operator=(const std::string& text) { return *this = std::string_view(text); }
@@ -51,14 +61,20 @@ class value {
 
   [[nodiscard]] bool is_text() const noexcept { return data_.index() == 1; }
   // Throw std::invalid_argument when the value is of the other kind.
-  [[nodiscard]] std::int64_t integer() const;
+  [[nodiscard]] std::int64_t integer() const {
+    if (const auto* held = std::get_if<std::int64_t>(&data_)) return *held;
+    refuse_as_integer();
+  }
   [[nodiscard]] const std::string& text() const;
   // The text to be overwritten in place (a value becomes an empty text first if it is an
   // integer): the allocation-free way to assemble a text into a reused value.
   [[nodiscard]] std::string& text_to_fill();
 
   // A 64-bit summary for checksums: an integer's bits, a text's FNV-1a hash.
-  [[nodiscard]] std::uint64_t fingerprint() const noexcept;
+  [[nodiscard]] std::uint64_t fingerprint() const noexcept {
+    if (const auto* held = std::get_if<std::int64_t>(&data_)) return static_cast<std::uint64_t>(*held);
+    return text_fingerprint();
+  }
   // The integer in decimal, or the text as it is.
   [[nodiscard]] std::string to_string() const;
 
@@ -66,6 +82,9 @@ class value {
   friend std::strong_ordering operator<=>(const value& a, const value& b) noexcept { return a.data_ <=> b.data_; }
 
  private:
+  [[noreturn]] void refuse_as_integer() const;
+  [[nodiscard]] std::uint64_t text_fingerprint() const noexcept;
+
   std::variant<std::int64_t, std::string> data_;
 };
 
