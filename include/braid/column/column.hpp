@@ -137,25 +137,107 @@ inline std::size_t count_set(std::span<const std::uint32_t> codes, const std::ve
   return count;
 }
 
-}  // namespace detail
+// The bitmap over a dictionary of `dictionary_size` codes of what `locate` finds for `keys` keys.
+template <class Code, class Locate>
+[[nodiscard]] std::vector<std::uint64_t> located_bitmap(std::size_t keys, std::size_t dictionary_size, Locate&& locate) {
+  std::vector<std::optional<Code>> located(keys);
+  locate(std::span<std::optional<Code>>(located));
+  std::vector<std::uint64_t> bitmap(dictionary_size / 64 + 1, 0);
+  set_located<Code>(bitmap, located);
+  return bitmap;
+}
 
-template <class Key>
-class typed_column final : public column {
+// What a column over a Main and a Delta fragment has whatever its value type: the spec and the
+// fragments, their sizes, the interleaved get forms (each the fragment's own coroutine: one
+// frame for get_task and get_flat, a task per helper for get_nested, with its frames from a
+// lookup_context when given one, and get_wrapped handing that chain on with no frame of its
+// own), the first row holding a value, and the IN-predicate's scans.
+template <class Main, class Delta>
+class fragmented_column : public column {
  public:
-  explicit typed_column(column_spec spec) : spec_(std::move(spec)) {}
-  // A column over prebuilt fragments (a benchmark's large data); the spec is not checked
-  // against their values.
-  typed_column(column_spec spec, main_fragment<Key> main, delta_fragment<Key> delta)
-      : spec_(std::move(spec)), main_(std::move(main)), delta_(std::move(delta)) {}
-
   [[nodiscard]] const column_spec& spec() const noexcept override { return spec_; }
   [[nodiscard]] std::size_t size() const noexcept override { return main_.size() + delta_.size(); }
   [[nodiscard]] std::size_t main_size() const noexcept override { return main_.size(); }
   [[nodiscard]] std::size_t delta_size() const noexcept override { return delta_.size(); }
   [[nodiscard]] std::size_t main_dictionary_size() const noexcept override { return main_.dictionary_size(); }
   [[nodiscard]] std::size_t delta_dictionary_size() const noexcept override { return delta_.dictionary_size(); }
-  [[nodiscard]] const main_fragment<Key>& main() const noexcept { return main_; }
-  [[nodiscard]] const delta_fragment<Key>& delta() const noexcept { return delta_; }
+  [[nodiscard]] const Main& main() const noexcept { return main_; }
+  [[nodiscard]] const Delta& delta() const noexcept { return delta_; }
+
+  [[nodiscard]] task<value> get_task(std::size_t row) const override {
+    if (row < main_.size()) return main_.template read<interleaved, task<value>>(row);
+    return delta_.template read<interleaved, task<value>>(row - main_.size());
+  }
+  [[nodiscard]] coro<value> get_flat(std::size_t row) const override {
+    if (row < main_.size()) return main_.template read<interleaved, coro<value>>(row);
+    return delta_.template read<interleaved, coro<value>>(row - main_.size());
+  }
+  // The nested form: this task awaits the fragment's get_nested, which awaits a task per helper.
+  [[nodiscard]] task<value> get_nested(std::size_t row) const override {
+    if (row < main_.size()) co_return co_await main_.template get_nested<interleaved>(row);
+    co_return co_await delta_.template get_nested<interleaved>(row - main_.size());
+  }
+  [[nodiscard]] task<value> get_nested(lookup_context& context, std::size_t row) const override {
+    if (row < main_.size()) co_return co_await main_.template get_nested<interleaved>(row, context);
+    co_return co_await delta_.template get_nested<interleaved>(row - main_.size(), context);
+  }
+  // No frame: the fragment's chain is handed to the awaiting task as it is.
+  [[nodiscard]] column_read get_wrapped(lookup_context& context, std::size_t row) const override {
+    if (row < main_.size()) return main_.template get_nested<interleaved>(row, context);
+    return delta_.template get_nested<interleaved>(row - main_.size(), context);
+  }
+
+  // Scan phase: the rows whose code is set in `bitmap`.
+  [[nodiscard]] std::size_t scan_main(const std::vector<std::uint64_t>& bitmap) const {
+    return count_set(main_.codes(), bitmap);
+  }
+  [[nodiscard]] std::size_t scan_delta(const std::vector<std::uint64_t>& bitmap) const {
+    return count_set(delta_.codes(), bitmap);
+  }
+
+ protected:
+  fragmented_column(column_spec spec, Main main, Delta delta)
+      : spec_(std::move(spec)), main_(std::move(main)), delta_(std::move(delta)) {}
+
+  // The first row holding `key` (Main's rows first), or nullopt.
+  template <class Key>
+  [[nodiscard]] std::optional<std::size_t> first_row_of(const Key& key) const {
+    if (const auto code = main_.locate(key)) {
+      for (std::size_t row = 0; row < main_.size(); ++row) {
+        if (main_.codes()[row] == *code) return row;
+      }
+    }
+    if (const auto code = delta_.locate(key)) {
+      const auto codes = delta_.codes();
+      for (std::size_t row = 0; row < codes.size(); ++row) {
+        if (codes[row] == *code) return main_.size() + row;
+      }
+    }
+    return std::nullopt;
+  }
+
+  column_spec spec_;
+  Main main_;
+  Delta delta_;
+};
+
+}  // namespace detail
+
+template <class Key>
+class typed_column final : public detail::fragmented_column<main_fragment<Key>, delta_fragment<Key>> {
+  using base = detail::fragmented_column<main_fragment<Key>, delta_fragment<Key>>;
+  using base::delta_;
+  using base::main_;
+  using base::spec_;
+
+ public:
+  using base::size;
+ public:
+  explicit typed_column(column_spec spec) : base(std::move(spec), {}, {}) {}
+  // A column over prebuilt fragments (a benchmark's large data); the spec is not checked
+  // against their values.
+  typed_column(column_spec spec, main_fragment<Key> main, delta_fragment<Key> delta)
+      : base(std::move(spec), std::move(main), std::move(delta)) {}
 
   void append(std::span<const value> values) override {
     std::vector<Key> keys(values.size());
@@ -184,40 +266,10 @@ class typed_column final : public column {
   [[nodiscard]] value get(std::size_t row) const override { return key_at(row); }
   // The integer stored into `out` without building a value first.
   void get_into(std::size_t row, value& out) const override { out = key_at(row); }
-  // One frame, whichever fragment holds the row: the fragment's reads written inline (the
-  // elided form), as a task (awaitable from a caller's task) or a flat coro.
-  [[nodiscard]] task<value> get_task(std::size_t row) const override { return read<task<value>>(row); }
-  [[nodiscard]] coro<value> get_flat(std::size_t row) const override { return read<coro<value>>(row); }
-  // The nested form: this task awaits the fragment's get_nested, which awaits a task per helper.
-  [[nodiscard]] task<value> get_nested(std::size_t row) const override {
-    if (row < main_.size()) co_return co_await main_.template get_nested<interleaved>(row);
-    co_return co_await delta_.template get_nested<interleaved>(row - main_.size());
-  }
-  [[nodiscard]] task<value> get_nested(lookup_context& context, std::size_t row) const override {
-    if (row < main_.size()) co_return co_await main_.template get_nested<interleaved>(row, context);
-    co_return co_await delta_.template get_nested<interleaved>(row - main_.size(), context);
-  }
-  // No frame: the fragment's chain is handed to the awaiting task as it is.
-  [[nodiscard]] column_read get_wrapped(lookup_context& context, std::size_t row) const override {
-    if (row < main_.size()) return main_.template get_nested<interleaved>(row, context);
-    return delta_.template get_nested<interleaved>(row - main_.size(), context);
-  }
 
   [[nodiscard]] std::optional<std::size_t> find_first(value v) const override {
     if (!fits(spec_, v)) return std::nullopt;
-    const Key key = static_cast<Key>(v.integer());
-    if (const auto code = main_.locate(key)) {
-      for (std::size_t row = 0; row < main_.size(); ++row) {
-        if (main_.codes()[row] == *code) return row;
-      }
-    }
-    if (const auto code = delta_.locate(key)) {
-      const auto codes = delta_.codes();
-      for (std::size_t row = 0; row < codes.size(); ++row) {
-        if (codes[row] == *code) return main_.size() + row;
-      }
-    }
-    return std::nullopt;
+    return this->first_row_of(static_cast<Key>(v.integer()));
   }
 
   [[nodiscard]] in_predicate_result count_in(std::span<const value> list, const in_predicate_options& options) const override {
@@ -249,60 +301,25 @@ class typed_column final : public column {
   }
   // The same, then a bitmap over the fragment's dictionary of the located codes.
   [[nodiscard]] std::vector<std::uint64_t> locate_main(std::span<const Key> keys, technique how, std::size_t group) const {
-    return located_bitmap<std::size_t>(keys.size(), main_.dictionary_size(),
-                                       [&](auto located) { locate_main_codes(keys, located, how, group); });
+    return detail::located_bitmap<std::size_t>(keys.size(), main_.dictionary_size(),
+                                               [&](auto located) { locate_main_codes(keys, located, how, group); });
   }
   [[nodiscard]] std::vector<std::uint64_t> locate_delta(std::span<const Key> keys, technique how, std::size_t group) const {
-    return located_bitmap<std::uint32_t>(keys.size(), delta_.dictionary_size(),
-                                         [&](auto located) { locate_delta_codes(keys, located, how, group); });
-  }
-  // The bitmap over a dictionary of `dictionary_size` codes of what `locate` finds for `keys` keys.
-  template <class Code, class Locate>
-  [[nodiscard]] static std::vector<std::uint64_t> located_bitmap(std::size_t keys, std::size_t dictionary_size,
-                                                                 Locate&& locate) {
-    std::vector<std::optional<Code>> located(keys);
-    locate(std::span<std::optional<Code>>(located));
-    std::vector<std::uint64_t> bitmap(dictionary_size / 64 + 1, 0);
-    detail::set_located<Code>(bitmap, located);
-    return bitmap;
-  }
-  // Scan phase: the rows whose code is set in `bitmap`.
-  [[nodiscard]] std::size_t scan_main(const std::vector<std::uint64_t>& bitmap) const {
-    return detail::count_set(main_.codes(), bitmap);
-  }
-  [[nodiscard]] std::size_t scan_delta(const std::vector<std::uint64_t>& bitmap) const {
-    return detail::count_set(delta_.codes(), bitmap);
+    return detail::located_bitmap<std::uint32_t>(keys.size(), delta_.dictionary_size(),
+                                                 [&](auto located) { locate_delta_codes(keys, located, how, group); });
   }
 
  private:
   std::size_t count_main(std::span<const Key> keys, technique how, std::size_t group) const {
-    return scan_main(locate_main(keys, how, group));
+    return this->scan_main(locate_main(keys, how, group));
   }
   std::size_t count_delta(std::span<const Key> keys, technique how, std::size_t group) const {
-    return scan_delta(locate_delta(keys, how, group));
+    return this->scan_delta(locate_delta(keys, how, group));
   }
 
   [[nodiscard]] Key key_at(std::size_t row) const noexcept {
     return row < main_.size() ? main_.get(row) : delta_.get(row - main_.size());
   }
-
-  template <class Operation>
-  Operation read(std::size_t row) const {
-    if (row < main_.size()) {
-      const auto& codes = main_.codes();
-      const std::uint64_t* word = codes.word_of(row);
-      prefetch<interleaved::hint>(word + 1);
-      const std::uint64_t& loaded = co_await fetch<interleaved>(word);
-      const std::uint32_t code = codes.decode(&loaded, codes.offset_of(row));
-      co_return co_await fetch<interleaved>(&main_.dictionary()[code]);
-    }
-    const std::uint32_t code = co_await fetch<interleaved>(&delta_.codes()[row - main_.size()]);
-    co_return co_await fetch<interleaved>(&delta_.dictionary()[code]);
-  }
-
-  column_spec spec_;
-  main_fragment<Key> main_;
-  delta_fragment<Key> delta_;
 };
 
 }  // namespace braid

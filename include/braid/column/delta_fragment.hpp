@@ -29,6 +29,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "braid/column/detail/fragment_gets.hpp"
 #include "braid/core/coro.hpp"
 #include "braid/core/fetch.hpp"
 #include "braid/core/lookup_context.hpp"
@@ -39,7 +40,7 @@
 namespace braid {
 
 template <class Key>
-class delta_fragment {
+class delta_fragment : public detail::fragment_gets<delta_fragment<Key>, Key> {
  public:
   using key_type = Key;
   using code_type = std::uint32_t;
@@ -111,23 +112,12 @@ class delta_fragment {
   coro<std::optional<code_type>> locate_lookup(Key value) const {
     return index_.template lookup<M>(value);
   }
-  template <execution_mode M>
-  coro<Key> get_lookup(std::size_t row) const {
+  // The whole get in one frame of type Operation (coro<Key> or task<Key>). get_lookup,
+  // get_task and get_nested: detail::fragment_gets.
+  template <execution_mode M, class Operation = coro<Key>>
+  Operation read(std::size_t row) const {
     const code_type code = co_await fetch<M>(&codes_[row]);
     co_return co_await fetch<M>(&index_.dictionary()[code]);
-  }
-  template <execution_mode M>
-  task<Key> get_task(std::size_t row) const {
-    const code_type code = co_await fetch<M>(&codes_[row]);
-    co_return co_await fetch<M>(&index_.dictionary()[code]);
-  }
-  // Given a lookup_context (`get_nested<M>(row, context)`), every frame of the chain comes
-  // from its arena.
-  template <execution_mode M, class... Context>
-    requires(std::is_same_v<Context, lookup_context> && ...)
-  task<Key> get_nested(std::size_t row, Context&... context) const {
-    const code_type code = co_await code_at<M>(row, context...);
-    co_return co_await extract_task<M>(code, context...);
   }
   template <execution_mode M, class... Context>
   task<code_type> code_at(std::size_t row, Context&...) const {

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "braid/column/bit_packed_vector.hpp"
+#include "braid/column/detail/fragment_gets.hpp"
 #include "braid/core/coro.hpp"
 #include "braid/core/fetch.hpp"
 #include "braid/core/lookup_context.hpp"
@@ -41,7 +42,7 @@
 namespace braid {
 
 template <class Key>
-class main_fragment {
+class main_fragment : public detail::fragment_gets<main_fragment<Key>, Key> {
  public:
   using key_type = Key;
   using code_type = std::uint32_t;
@@ -95,33 +96,16 @@ class main_fragment {
     return dictionary_.template lookup<M>(value);
   }
 
-  // get as one flat frame: the code's word, then the dictionary entry.
-  template <execution_mode M>
-  coro<Key> get_lookup(std::size_t row) const {
-    const code_type code = co_await code_awaiter<M>(row);
+  // The whole get in one frame of type Operation (coro<Key> or task<Key>): the code's word,
+  // then the dictionary entry. get_lookup, get_task and get_nested: detail::fragment_gets.
+  template <execution_mode M, class Operation = coro<Key>>
+  Operation read(std::size_t row) const {
+    const code_type code = co_await codes_.template await_code<M>(row);
     co_return co_await fetch<M>(&dictionary_[code]);
-  }
-
-  // get as one task frame (a task so it can be awaited from a caller's task).
-  template <execution_mode M>
-  task<Key> get_task(std::size_t row) const {
-    const code_type code = co_await code_awaiter<M>(row);
-    co_return co_await fetch<M>(&dictionary_[code]);
-  }
-
-  // get written as the mechanical conversion of nested calls: get -> code_at, then extract,
-  // each its own task frame.
-  // Given a lookup_context (`get_nested<M>(row, context)`), every frame of the chain comes
-  // from its arena.
-  template <execution_mode M, class... Context>
-    requires(std::is_same_v<Context, lookup_context> && ...)
-  task<Key> get_nested(std::size_t row, Context&... context) const {
-    const code_type code = co_await code_at<M>(row, context...);
-    co_return co_await extract_task<M>(code, context...);
   }
   template <execution_mode M, class... Context>
   task<code_type> code_at(std::size_t row, Context&...) const {
-    co_return co_await code_awaiter<M>(row);
+    co_return co_await codes_.template await_code<M>(row);
   }
   template <execution_mode M, class... Context>
   task<Key> extract_task(code_type code, Context&...) const {
@@ -129,11 +113,6 @@ class main_fragment {
   }
 
  private:
-  template <execution_mode M>
-  auto code_awaiter(std::size_t row) const noexcept {
-    return codes_.template await_code<M>(row);
-  }
-
   sorted_array<Key> dictionary_;
   bit_packed_vector codes_;
 };

@@ -32,10 +32,10 @@
 
 namespace braid {
 
-class varchar_column final : public column {
+class varchar_column final : public detail::fragmented_column<varchar_main_fragment, varchar_delta_fragment> {
  public:
   // Throws std::invalid_argument unless `spec` is a varchar of a usable length.
-  explicit varchar_column(column_spec spec) : spec_(std::move(spec)) {
+  explicit varchar_column(column_spec spec) : fragmented_column(std::move(spec), {}, {}) {
     if (spec_.type != column_type::varchar || spec_.length < 1 || spec_.length > max_varchar_length) {
       throw std::invalid_argument("varchar_column: column '" + spec_.name + "' is " + to_string(spec_) + ", not varchar(1.." +
                                   std::to_string(max_varchar_length) + ")");
@@ -48,15 +48,6 @@ class varchar_column final : public column {
     main_ = std::move(main);
     delta_ = std::move(delta);
   }
-
-  [[nodiscard]] const column_spec& spec() const noexcept override { return spec_; }
-  [[nodiscard]] std::size_t size() const noexcept override { return main_.size() + delta_.size(); }
-  [[nodiscard]] std::size_t main_size() const noexcept override { return main_.size(); }
-  [[nodiscard]] std::size_t delta_size() const noexcept override { return delta_.size(); }
-  [[nodiscard]] std::size_t main_dictionary_size() const noexcept override { return main_.dictionary_size(); }
-  [[nodiscard]] std::size_t delta_dictionary_size() const noexcept override { return delta_.dictionary_size(); }
-  [[nodiscard]] const varchar_main_fragment& main() const noexcept { return main_; }
-  [[nodiscard]] const varchar_delta_fragment& delta() const noexcept { return delta_; }
 
   void append(std::span<const value> values) override {
     std::vector<std::string_view> texts(values.size());
@@ -97,38 +88,10 @@ class varchar_column final : public column {
       delta_.get_into(row - main_.size(), out.text_to_fill());
     }
   }
-  // One frame: the fragment's read written for this coroutine type.
-  [[nodiscard]] task<value> get_task(std::size_t row) const override { return read<task<value>>(row); }
-  [[nodiscard]] coro<value> get_flat(std::size_t row) const override { return read<coro<value>>(row); }
-  // The nested form: this task awaits the fragment's get_nested, which awaits a task per helper.
-  [[nodiscard]] task<value> get_nested(std::size_t row) const override {
-    if (row < main_.size()) co_return co_await main_.get_nested<interleaved>(row);
-    co_return co_await delta_.get_nested<interleaved>(row - main_.size());
-  }
-  [[nodiscard]] task<value> get_nested(lookup_context& context, std::size_t row) const override {
-    if (row < main_.size()) co_return co_await main_.get_nested<interleaved>(row, context);
-    co_return co_await delta_.get_nested<interleaved>(row - main_.size(), context);
-  }
-  // No frame: the fragment's chain is handed to the awaiting task as it is.
-  [[nodiscard]] column_read get_wrapped(lookup_context& context, std::size_t row) const override {
-    if (row < main_.size()) return main_.get_nested<interleaved>(row, context);
-    return delta_.get_nested<interleaved>(row - main_.size(), context);
-  }
 
   [[nodiscard]] std::optional<std::size_t> find_first(value v) const override {
     if (!fits(spec_, v)) return std::nullopt;
-    if (const auto code = main_.locate(v.text())) {
-      for (std::size_t row = 0; row < main_.size(); ++row) {
-        if (main_.codes()[row] == *code) return row;
-      }
-    }
-    if (const auto code = delta_.locate(v.text())) {
-      const auto codes = delta_.codes();
-      for (std::size_t row = 0; row < codes.size(); ++row) {
-        if (codes[row] == *code) return main_.size() + row;
-      }
-    }
-    return std::nullopt;
+    return first_row_of(std::string_view(v.text()));
   }
 
   [[nodiscard]] in_predicate_result count_in(std::span<const value> list, const in_predicate_options& options) const override {
@@ -151,36 +114,14 @@ class varchar_column final : public column {
   }
   [[nodiscard]] std::vector<std::uint64_t> locate_main(std::span<const std::string_view> texts, technique how,
                                                        std::size_t group) const {
-    return located_bitmap(texts.size(), main_.dictionary_size(),
-                          [&](auto located) { main_.dictionary().multi_find(texts, located, how, group); });
+    return detail::located_bitmap<std::uint32_t>(texts.size(), main_.dictionary_size(),
+                                                 [&](auto located) { main_.dictionary().multi_find(texts, located, how, group); });
   }
   [[nodiscard]] std::vector<std::uint64_t> locate_delta(std::span<const std::string_view> texts, technique how,
                                                         std::size_t group) const {
-    return located_bitmap(texts.size(), delta_.dictionary_size(),
-                          [&](auto located) { delta_.multi_find(texts, located, how, group); });
+    return detail::located_bitmap<std::uint32_t>(texts.size(), delta_.dictionary_size(),
+                                                 [&](auto located) { delta_.multi_find(texts, located, how, group); });
   }
-  [[nodiscard]] std::size_t scan_main(const std::vector<std::uint64_t>& bitmap) const {
-    return detail::count_set(main_.codes(), bitmap);
-  }
-  [[nodiscard]] std::size_t scan_delta(const std::vector<std::uint64_t>& bitmap) const {
-    return detail::count_set(delta_.codes(), bitmap);
-  }
-
- private:
-  template <class Locate>
-  [[nodiscard]] static std::vector<std::uint64_t> located_bitmap(std::size_t texts, std::size_t dictionary_size, Locate&& locate) {
-    return typed_column<std::int64_t>::located_bitmap<std::uint32_t>(texts, dictionary_size, std::forward<Locate>(locate));
-  }
-
-  template <class Operation>
-  Operation read(std::size_t row) const {
-    if (row < main_.size()) return main_.read<interleaved, Operation>(row);
-    return delta_.read<interleaved, Operation>(row - main_.size());
-  }
-
-  column_spec spec_;
-  varchar_main_fragment main_;
-  varchar_delta_fragment delta_;
 };
 
 }  // namespace braid

@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "braid/column/bit_packed_vector.hpp"
+#include "braid/column/detail/fragment_gets.hpp"
 #include "braid/column/string_dictionary.hpp"
 #include "braid/core/coro.hpp"
 #include "braid/core/fetch.hpp"
@@ -58,38 +59,7 @@
 
 namespace braid {
 
-namespace detail {
-
-// get_lookup<M> (one coro frame), get_task<M> (one task frame) and get_nested<M> (a task per
-// helper: code_at, then extract_task) of a text fragment, from its read<M, Operation>,
-// code_at<M> and extract_task<M>.
-template <class Fragment>
-class text_fragment_gets {
- public:
-  template <execution_mode M>
-  coro<std::string> get_lookup(std::size_t row) const {
-    return self().template read<M>(row);
-  }
-  template <execution_mode M>
-  task<std::string> get_task(std::size_t row) const {
-    return self().template read<M, task<std::string>>(row);
-  }
-  // Given a lookup_context (`get_nested<M>(row, context)`), every frame of the chain comes
-  // from its arena.
-  template <execution_mode M, class... Context>
-    requires(std::is_same_v<Context, lookup_context> && ...)
-  task<std::string> get_nested(std::size_t row, Context&... context) const {
-    const std::uint32_t code = co_await self().template code_at<M>(row, context...);
-    co_return co_await self().template extract_task<M>(code, context...);
-  }
-
- private:
-  const Fragment& self() const noexcept { return static_cast<const Fragment&>(*this); }
-};
-
-}  // namespace detail
-
-class varchar_main_fragment : public detail::text_fragment_gets<varchar_main_fragment> {
+class varchar_main_fragment : public detail::fragment_gets<varchar_main_fragment, std::string> {
  public:
   using code_type = std::uint32_t;
 
@@ -152,7 +122,7 @@ class varchar_main_fragment : public detail::text_fragment_gets<varchar_main_fra
 
 class varchar_delta_fragment
     : public detail::multi_find_member<varchar_delta_fragment, std::string_view, std::optional<std::uint32_t>>,
-      public detail::text_fragment_gets<varchar_delta_fragment> {
+      public detail::fragment_gets<varchar_delta_fragment, std::string> {
  public:
   using code_type = std::uint32_t;
   using result_type = std::optional<code_type>;
