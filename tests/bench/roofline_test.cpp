@@ -1,16 +1,18 @@
 // The roofline's sequential-read bandwidth: the measurement (a sane positive figure for 1 and 2
-// threads, its arguments checked) and `braid-bench roofline` end to end, whose output keeps the
+// threads, its arguments checked), the process's figure once adopted, and `braid-bench roofline` end to end, whose output keeps the
 // pointer-chase rows and adds one sequential-read row for one thread and one for all threads
 // over the --size given.
 // braid-test: concurrent
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
 #include "bench_program.hpp"
 #include "braid/core/thread_runner.hpp"
+#include "experiment.hpp"
 #include "roofline.hpp"
 
 namespace braid::bench {
@@ -34,6 +36,20 @@ TEST(ReadBandwidth, RefusesMeaninglessArguments) {
   EXPECT_THROW(measure_read_bandwidth(1024, 1, 1), std::invalid_argument);
   EXPECT_THROW(measure_read_bandwidth(std::size_t{4} << 20, 0, 1), std::invalid_argument);
   EXPECT_THROW(measure_read_bandwidth(std::size_t{4} << 20, 1, 0), std::invalid_argument);
+}
+
+TEST(ReadBandwidth, AnAdoptedFigureIsTheProcesss) {
+  const experiment definition{.name = "reader", .reproduces = "-", .summary = "-", .techniques = {}, .accepted = 0,
+                              .run = [](run_context&) {}};
+  std::ostringstream quiet;
+  run_context context(definition, options{}, quiet);
+  adopt_read_bandwidth({.threads = 3, .buffer_bytes = std::size_t{1} << 20, .pages = "4k", .gigabytes_per_s = 12.5});
+  const read_bandwidth& figure = measured_read_bandwidth(context);
+  EXPECT_EQ(figure.threads, 3u);
+  EXPECT_EQ(figure.gigabytes_per_s, 12.5);
+  bool noted = false;
+  for (const auto& [key, value] : context.notes()) noted = noted || (key == "read_bandwidth" && value.starts_with("12.5 GB/s"));
+  EXPECT_TRUE(noted);
 }
 
 class RooflineCommand : public bench_program_test {};
