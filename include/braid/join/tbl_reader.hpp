@@ -14,7 +14,8 @@
 //    not counted). Fields are not trimmed or unquoted ('|' cannot appear inside a field), and the
 //    reader does not require every line to have the same number of fields: callers check the
 //    columns they use.
-// Every refusal is a tbl_error "FILE:LINE: what" (line 0 when the file cannot be opened or read).
+// Every refusal is a tbl_error "FILE:LINE: what" (line 0 when the file cannot be opened; a read
+// error names the line being read).
 //
 // The row reader hands each row to a callback as string_views into its read buffer, valid
 // during that call only, with the row's 1-based line number. It reads the file in blocks of
