@@ -16,6 +16,8 @@ const std::vector<command>& commands() {
        run_command},
       {"table", "table --schema S --csv FILE QUERY [options]",
        "the column store's IN-predicate or SELECT by key over a CSV file; `braid-bench table --help`", table_command},
+      {"tpch", "tpch --scale SF --out DIR [options]",
+       "writes the TPC-H tables as .tbl files, deterministic for a seed; `braid-bench tpch --help`", tpch_command},
       {"workload", "workload --ycsb W --records N [options]",
        "writes YCSB workload files (fill + run); `braid-bench workload --help`", workload_command},
   };

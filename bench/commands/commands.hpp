@@ -17,6 +17,7 @@ int list_command(const std::vector<std::string>& arguments);
 int roofline_command(const std::vector<std::string>& arguments);
 int run_command(const std::vector<std::string>& arguments);
 int table_command(const std::vector<std::string>& arguments);
+int tpch_command(const std::vector<std::string>& arguments);
 int workload_command(const std::vector<std::string>& arguments);
 
 struct command {

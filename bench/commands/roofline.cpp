@@ -5,18 +5,23 @@
 // one core reaches with k misses in flight. The best rate is the roofline every DRAM-resident
 // result is measured against (roofline_fraction). The command is the `roofline` experiment
 // (`braid-bench run roofline` is the same); the profile it measures becomes the process's
-// profile, so the experiments that follow it in a headline run use this very measurement.
+// profile, so the experiments that follow it in a headline run use this very measurement. Last,
+// the sequential-read bandwidth of 1 thread and of all threads (read_gigabytes_per_s), the
+// limit a join that streams its inputs is compared against; the all-threads figure is adopted
+// as the process's (measured_read_bandwidth).
 #include <algorithm>
 #include <iostream>
 #include <numeric>
 
 #include "braid/core/memory_probe.hpp"
+#include "braid/core/thread_runner.hpp"
 #include "callgrind.hpp"
 #include "commands.hpp"
 #include "experiment.hpp"
 #include "figure_run.hpp"
 #include "headline.hpp"
 #include "measure.hpp"
+#include "results.hpp"
 #include "roofline.hpp"
 
 namespace braid::bench {
@@ -45,6 +50,8 @@ memory_profile median_profile(const memory_profile& probed) {
   profile.load_latency_ns = profile.rates.front().ns_per_load;
   return profile;
 }
+
+void run_read_bandwidth(run_context& context);
 
 void run_roofline(run_context& context) {
   const std::vector<std::size_t> sizes = context.sizes_or({context.quick() ? std::size_t{64} << 20 : std::size_t{512} << 20});
@@ -101,12 +108,48 @@ void run_roofline(run_context& context) {
       context.emit(std::move(row));
     }
   }
+  run_read_bandwidth(context);
+}
+
+// The sequential-read bandwidth, 1 thread and all threads, over the largest --size given, else
+// over dram_resident_bytes() (64 MiB with --quick). The all-threads figure becomes the process's.
+void run_read_bandwidth(run_context& context) {
+  const std::vector<std::size_t> given = context.sizes_or({});
+  std::size_t bytes = context.quick() ? std::size_t{64} << 20 : dram_resident_bytes();
+  if (!given.empty()) bytes = *std::max_element(given.begin(), given.end());
+  if (counting_instructions()) bytes = std::size_t{4} << 20;
+  context.require_memory(bytes, "the sequential-read buffer");
+  const unsigned all = std::max<unsigned>(1, static_cast<unsigned>(available_cpus().size()));
+  const unsigned passes = context.quick() ? 1 : 3;
+  context.progress("sequential read of " + format_bytes(bytes) + ", 1 and " + std::to_string(all) + " threads");
+  const read_bandwidth one = measure_read_bandwidth(bytes, 1, passes);
+  const read_bandwidth every = all == 1 ? one : measure_read_bandwidth(bytes, all, passes);
+  adopt_read_bandwidth(every);
+  if (residency_of(one.buffer_bytes) == "cache") {
+    context.note("read_bandwidth_warning",
+                 format_bytes(one.buffer_bytes) + " fits in the last-level cache: it measures the cache, not DRAM");
+  }
+  for (const auto& [measured, scope] : {std::pair{one, "one thread"}, std::pair{every, "all threads"}}) {
+    const double words = static_cast<double>(measured.buffer_bytes / sizeof(std::uint64_t));
+    const double ns_per_word = static_cast<double>(measured.buffer_bytes) / measured.gigabytes_per_s / words;
+    result_row row;
+    row.set("structure", "memory")
+        .set("technique", "sequential-read")
+        .set("threads", static_cast<std::int64_t>(measured.threads))
+        .set("size_bytes", static_cast<std::int64_t>(measured.buffer_bytes))
+        .set("ops", static_cast<std::int64_t>(words))
+        .set("ns_per_op", ns_per_word)
+        .set("mops", 1e3 / ns_per_word)
+        .set("read_scope", scope)
+        .set("read_gigabytes_per_s", measured.gigabytes_per_s);
+    context.emit(std::move(row));
+  }
 }
 
 const registration roofline_experiment{experiment{
     .name = "roofline",
     .reproduces = "machine limits (thesis Table 2.1 DRAM latency; 10 line-fill buffers, Killer Nanoseconds §3.1.1)",
-    .summary = "dependent-load latency and the fetch rate of k = 1..64 independent pointer chases",
+    .summary = "dependent-load latency, the fetch rate of k = 1..64 independent pointer chases, sequential-read GB/s",
     .techniques = {},
     .accepted = accepts_size | accepts_pages,
     .run = run_roofline,
@@ -152,7 +195,15 @@ const headline_registration roofline_headline{roofline_figure, headline_entry{
                                {.what = "lines in flight at the peak (Little's law)",
                                 .where = {},
                                 .field = "lines_in_flight",
-                                .unit = "lines"}}),
+                                .unit = "lines"},
+                               {.what = "sequential-read bandwidth, one thread",
+                                .where = {{"read_scope", "one thread"}},
+                                .field = "read_gigabytes_per_s",
+                                .unit = "GB/s"},
+                               {.what = "sequential-read bandwidth, all threads",
+                                .where = {{"read_scope", "all threads"}},
+                                .field = "read_gigabytes_per_s",
+                                .unit = "GB/s"}}),
     .table = headline_table::machine,
     .order = 0,
 }};
@@ -162,9 +213,14 @@ constexpr const char* roofline_help = R"(usage: braid-bench roofline [--size S] 
 Measures this machine's limits for latency-bound code: the latency of one dependent load (a
 pointer chase over a buffer far larger than the last-level cache) and the fetch rate of k
 independent chases, k = 1..64 (memory-level parallelism). The best rate is the roofline that
-DRAM-resident results are measured against (their roofline_fraction).
+DRAM-resident results are measured against (their roofline_fraction). Then the sequential-read
+bandwidth (GB/s summing the buffer's 64-bit words) of 1 thread and of one thread per CPU: the
+limit of anything that streams its input once, such as a join reading both relations (rows
+technique=sequential-read, read_scope, read_gigabytes_per_s).
 
-  --size S      the chase buffer (default 512MiB; 64MiB with --quick; at least 1MiB)
+  --size S      the chase buffer (default 512MiB; 64MiB with --quick; at least 1MiB); the
+                read buffer is the largest S given, else 16x the last-level cache (capped by a
+                quarter of the available memory; 64MiB with --quick)
   --pages P     4k | 2m (default 2m: transparent huge pages, as the experiments use)
   --repetitions N  sweeps of k = 1..64 (default 3; 1 with --quick); the median per k is reported
   --quick       fewer chain counts and loads: a few seconds

@@ -33,6 +33,20 @@ OPTION_SEEDS = [
     b"--size\x001e400",
 ]
 
+# tests/fuzz/tbl_reader_fuzz.cpp: a configuration byte (longest line, block size, file or
+# memory, payload column or row number), a column byte, then the .tbl text.
+TBL_SEEDS = [
+    b"\xc3\x04" + b"1|36901|O|173665.47|1996-01-02|5-LOW|Clerk#000000951|0|nstructions sleep furiously|\n"
+                  b"2|78002|O|46929.18|1996-12-01|1-URGENT|Clerk#000000880|0|foxes. pending accounts|\n",
+    b"\x83\x01" + b"0|AFRICA|lar deposits|\r\n1|AMERICA|hs use ironic|\r\n",
+    b"\x03\x00" + b"7|a\n5|b|\n18446744073709551615|c",
+    b"\x43\x00" + b"1|\n\n2|\n",
+    b"\x01\x00" + b"1|2|\n" + b"9" * 80 + b"|\n",
+    b"\x83\x05" + b"1|18446744073709551616|\n",
+    b"\x03\x00" + b"1|\n2\x00|\n",
+    b"\x8f\x0e" + b"1|2|3|4|\n||||\n-1|x|\n",
+]
+
 # tests/fuzz/txn_engine_fuzz.cpp: a log mode and segment size, then operations, each an
 # operation byte (value % 16), a client byte and the operation's own bytes.
 TXN_OPS = {"begin": 0, "get": 2, "insert": 3, "update": 4, "upsert": 5, "remove": 6, "scan": 7,
@@ -91,6 +105,8 @@ def main():
             write(name, WORKLOAD_SEEDS)
         elif name == "bench_options":
             write(name, OPTION_SEEDS)
+        elif name == "tbl_reader":
+            write(name, TBL_SEEDS)
         elif name == "txn_engine":
             write(name, txn_engine_seeds())
         else:
