@@ -174,8 +174,10 @@ class micro_partition_block {
 
  private:
   [[nodiscard]] std::size_t fragment_bytes() const noexcept { return options_.fragment_tuples * sizeof(tuple); }
-  [[nodiscard]] bool on_fragment_boundary(const tuple* cursor) const noexcept {
-    return (reinterpret_cast<std::uintptr_t>(cursor) & (fragment_bytes() - 1)) == 0;
+  // A local copy of the mask keeps the hot loops from reloading it after every tuple store
+  // (a tuple's 64-bit fields may alias the options' sizes).
+  static bool on_fragment_boundary(const tuple* cursor, std::uintptr_t boundary_mask) noexcept {
+    return (reinterpret_cast<std::uintptr_t>(cursor) & boundary_mask) == 0;
   }
   [[nodiscard]] const tuple* fragment_start(const tuple* cursor) const noexcept {
     const std::size_t offset = static_cast<std::size_t>(cursor - block_.data());
@@ -202,13 +204,14 @@ class micro_partition_block {
   void add_plain(std::span<const tuple> input, OnFull& on_full) {
     const unsigned shift = options_.shift;
     const std::uint64_t mask = fanout() - 1;
+    const std::uintptr_t boundary_mask = fragment_bytes() - 1;
     tuple** cursors = cursors_.data();
     for (const tuple& t : input) {
       const std::size_t p = (t.key >> shift) & mask;
       tuple* cursor = cursors[p];
       *cursor++ = t;
       cursors[p] = cursor;
-      if (on_fragment_boundary(cursor)) [[unlikely]] take_next_fragment(p, on_full);
+      if (on_fragment_boundary(cursor, boundary_mask)) [[unlikely]] take_next_fragment(p, on_full);
     }
   }
 
@@ -216,6 +219,7 @@ class micro_partition_block {
   void add_write_combined(std::span<const tuple> input, OnFull& on_full) {
     const unsigned shift = options_.shift;
     const std::uint64_t mask = fanout() - 1;
+    const std::uintptr_t boundary_mask = fragment_bytes() - 1;
     tuple** cursors = cursors_.data();
     detail::line_buffer* buffers = buffers_.data();
     for (const tuple& t : input) {
@@ -226,7 +230,7 @@ class micro_partition_block {
       cursors[p] = ++cursor;
       if (slot == detail::tuples_per_line - 1) {
         detail::stream_line(cursor - detail::tuples_per_line, buffers[p]);
-        if (on_fragment_boundary(cursor)) [[unlikely]] take_next_fragment(p, on_full);
+        if (on_fragment_boundary(cursor, boundary_mask)) [[unlikely]] take_next_fragment(p, on_full);
       }
     }
     detail::store_fence();
