@@ -16,7 +16,8 @@
 //      every squad (MxTasking's spawn(squads)): each partition's tasks then run back to back on
 //      the squad's owner, which keeps the partition's table in its cache.
 //   2. build: a build task inserts its fragment into the partition's table (keys and payloads
-//      inline: fragments are scattered, so the table cannot index a contiguous partition). The
+//      inline: fragments are scattered, so the table cannot index a contiguous partition;
+//      detail/inline_chain_table.hpp, probed with group prefetching). The
 //      last build task to finish starts phase 3: probing begins only once every table is built.
 //   3. partition S: as 1 (into the same blocks: R's fragments are no longer needed), spawning
 //      probe tasks.
@@ -29,11 +30,11 @@
 // its squad's tasks, which run one after another on one worker, so it needs no latch.
 //
 // Complexity: O(|R| + |S| + matches) work, plus one task per fragment and morsel. Memory: one
-// block per worker of (its share + fanout fragments) and the tables (24 bytes per R tuple plus
-// the buckets). Known limits: the runtime must be idle when run() is called and is used
-// exclusively until it returns; if a task throws, run() rethrows and the joiner and the
-// runtime's queues are left in an unspecified state (discard both). Empty R or S return no
-// matches without running the runtime.
+// block per worker of (its share + fanout fragments) and the tables (32 bytes per bucket,
+// 2^ceil(log2 |R_p|) buckets, plus 32 per colliding R tuple). Known limits: the runtime must
+// be idle when run() is called and is used exclusively until it returns; if a task throws,
+// run() rethrows and the joiner and the runtime's queues are left in an unspecified state
+// (discard both). Empty R or S return no matches without running the runtime.
 #pragma once
 
 #include <algorithm>
