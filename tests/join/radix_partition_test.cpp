@@ -154,7 +154,9 @@ void expect_micro_partitioned(std::span<const tuple> input, const std::vector<mi
     ASSERT_EQ(got, expected[p]) << "partition " << p;
   }
   EXPECT_EQ(total, input.size());
-  if (reported != nullptr) EXPECT_TRUE(*reported == in_directories) << "on_full reports exactly the directory's fragments";
+  if (reported != nullptr) {
+    EXPECT_TRUE(*reported == in_directories) << "on_full reports exactly the directory's fragments";
+  }
 }
 
 TEST(MicroPartition, DirectoriesCoverEveryTupleOnceInInputOrder) {
