@@ -30,7 +30,7 @@ namespace braid::join::detail {
 
 class inline_chain_table {
  public:
-  static constexpr std::size_t probe_group = 16;
+  static constexpr std::size_t probe_group = 32;
 
   struct alignas(32) entry {
     std::uint64_t key;
