@@ -63,7 +63,9 @@ TEST(JoinNoPartition, OptionsReachTheRun) {
   EXPECT_EQ(probes.size(), 2u * 5u);  // per thread count: naive, gp and coro at 2 groups
   EXPECT_EQ(values_of(probes, "checksum").size(), 1u);
   for (const row& r : probes) {
-    if (r.at("technique") == "naive") EXPECT_EQ(std::stod(r.at("speedup_vs_naive")), 1.0);
+    if (r.at("technique") == "naive") {
+      EXPECT_EQ(std::stod(r.at("speedup_vs_naive")), 1.0);
+    }
   }
 
   const std::vector<row> builds = where(rows, "phase", "build");

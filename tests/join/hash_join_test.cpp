@@ -96,22 +96,47 @@ TEST(NoPartitionHashTable, SizedFromTheBuildRelation) {
   EXPECT_EQ(sizeof(no_partition_hash_table::bucket), 64u);
 }
 
-TEST(NoPartitionHashTable, SequentialCoroutinesAreThePlainInsertAndProbe) {
+TEST(NoPartitionHashTable, StreamsAreThePlainInsertAndProbe) {
+  // Sequential: one stream over the whole relation is the plain loop. Interleaved: a stream per
+  // tuple (a coroutine per insert or probe) on an interleaved scheduler.
   for (int seed = 0; seed < seeds; ++seed) {
     for (const join_case& c : join_cases(static_cast<std::uint64_t>(seed), false)) {
-      no_partition_hash_table table(c.build.size(), page_size::small_4k);
+      const join_output expected = reference_join(c.build, c.probe);
+      no_partition_hash_table sequential_table(c.build.size(), page_size::small_4k);
+      std::size_t cursor = 0;
       sequential_scheduler{}.run(
-          c.build.size(), [&](std::size_t i) { return table.insert_coroutine<sequential>(c.build[i]); },
-          [](std::size_t) {});
-      EXPECT_EQ(table.size(), c.build.size());
+          1, [&](std::size_t) { return sequential_table.insert_stream<sequential>(c.build, cursor); }, [](std::size_t) {});
+      EXPECT_EQ(cursor, c.build.size());
+      EXPECT_EQ(sequential_table.size(), c.build.size());
       join_output out(true);
+      cursor = 0;
       sequential_scheduler{}.run(
-          c.probe.size(), [&](std::size_t i) { return table.probe_coroutine<sequential>(c.probe[i], out); },
+          1, [&](std::size_t) { return sequential_table.probe_stream<sequential>(c.probe, cursor, out); },
           [](std::size_t) {});
-      expect_same_join(out, reference_join(c.build, c.probe), c.name);
+      expect_same_join(out, expected, c.name + ", sequential streams");
       join_output plain(true);
-      for (const tuple& s : c.probe) table.probe_tuple(s, plain);
-      expect_same_join(plain, reference_join(c.build, c.probe), c.name);
+      for (const tuple& s : c.probe) sequential_table.probe_tuple(s, plain);
+      expect_same_join(plain, expected, c.name + ", probe_tuple");
+
+      no_partition_hash_table per_tuple_table(c.build.size(), page_size::small_4k);
+      std::vector<std::size_t> cursors(std::max(c.build.size(), c.probe.size()), 0);
+      interleaved_scheduler{5}.run(
+          c.build.size(),
+          [&](std::size_t i) {
+            return per_tuple_table.insert_stream<interleaved>(std::span<const tuple>(&c.build[i], 1), cursors[i]);
+          },
+          [](std::size_t) {});
+      EXPECT_EQ(per_tuple_table.size(), c.build.size());
+      std::fill(cursors.begin(), cursors.end(), 0);
+      join_output interleaved_out(true);
+      interleaved_scheduler{6}.run(
+          c.probe.size(),
+          [&](std::size_t i) {
+            return per_tuple_table.probe_stream<interleaved>(std::span<const tuple>(&c.probe[i], 1), cursors[i],
+                                                             interleaved_out);
+          },
+          [](std::size_t) {});
+      expect_same_join(interleaved_out, expected, c.name + ", a coroutine per tuple");
     }
   }
 }
