@@ -23,7 +23,8 @@
 // up to 65,536 tuples of S (a table built wrongly shows there), a probe pass's the join result.
 //
 // join-index (the index join of the interleaving thesis): R (--size bytes of 16-byte tuples,
-// default 256 MiB, 16M keys) bulk-loaded into a B+-tree (bplus-tree, 256-byte nodes) and a
+// default a quarter of the DRAM-resident size, so that the indexes, 20 to 30 bytes per key,
+// take 5 to 8 times the last-level cache) bulk-loaded into a B+-tree (bplus-tree, 256-byte nodes) and a
 // CSB+-tree (csb-plus-tree, 64-byte nodes) and inserted into a Masstree (keys as 8 big-endian
 // bytes), probed by S (--keys, default min(|R|, 4M)) through each index's multi_find: every
 // technique the index has (naive, gp, amac, coro, coro_nested, fiber, adaptive; gp and amac
@@ -388,7 +389,7 @@ void measure_index_join(run_context& context, const index_kind& kind, std::span<
 
 void run_index_join(run_context& context) {
   const bool quick = context.quick();
-  const std::vector<std::size_t> sizes = context.sizes_or({quick ? std::size_t{2} << 20 : std::size_t{256} << 20});
+  const std::vector<std::size_t> sizes = context.sizes_or({quick ? std::size_t{2} << 20 : dram_resident_bytes() / 4});
   const std::vector<std::size_t> groups =
       context.groups_or(quick ? std::vector<std::size_t>{4, 16} : std::vector<std::size_t>{4, 8, 16, 32});
   const key_distribution distribution = context.distribution_or({});

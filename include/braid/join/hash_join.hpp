@@ -184,25 +184,29 @@ class no_partition_hash_table {
   template <prefetch_hint Hint>
   void build_group_prefetching(std::span<const tuple> relation, std::size_t group) {
     detail::check_hash_join_arguments(technique::gp, group, "build");
-    braid::detail::scratch_array<bucket*> head(std::min(group, relation.size()));
-    braid::detail::scratch_array<bool> beyond(std::min(group, relation.size()));
+    struct member {
+      bucket* head;
+      bool beyond;  // the head was full: the tuple goes beyond it in stage 3
+    };
+    braid::detail::scratch_array<member> members(std::min(group, relation.size()));
     for (std::size_t first = 0; first < relation.size(); first += group) {
-      const std::size_t members = std::min(group, relation.size() - first);
+      const std::size_t count = std::min(group, relation.size() - first);
       const tuple* r = relation.data() + first;
-      for (std::size_t i = 0; i < members; ++i) {
-        head[i] = &buckets_[bucket_of(r[i].key)];
-        prefetch<Hint>(head[i]);
+      for (std::size_t i = 0; i < count; ++i) {
+        members[i].head = &buckets_[bucket_of(r[i].key)];
+        prefetch<Hint>(members[i].head);
       }
-      for (std::size_t i = 0; i < members; ++i) {
-        beyond[i] = head[i]->count == tuples_per_bucket;
-        if (!beyond[i]) {
-          place(*head[i], r[i]);
-        } else if (head[i]->next != nullptr) {
-          prefetch<Hint>(head[i]->next);
+      for (std::size_t i = 0; i < count; ++i) {
+        bucket& head = *members[i].head;
+        members[i].beyond = head.count == tuples_per_bucket;
+        if (!members[i].beyond) {
+          place(head, r[i]);
+        } else if (head.next != nullptr) {
+          prefetch<Hint>(head.next);
         }
       }
-      for (std::size_t i = 0; i < members; ++i) {
-        if (beyond[i]) place_beyond_full_head(*head[i], r[i]);
+      for (std::size_t i = 0; i < count; ++i) {
+        if (members[i].beyond) place_beyond_full_head(*members[i].head, r[i]);
       }
     }
   }
