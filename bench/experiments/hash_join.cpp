@@ -29,7 +29,8 @@
 // bytes), probed by S (--keys, default min(|R|, 4M)) through each index's multi_find: every
 // technique the index has (naive, gp, amac, coro, coro_nested, fiber, adaptive; gp and amac
 // only on the CSB+-tree, coro_nested not on it, fiber not on Masstree). --set index= picks
-// the indexes. The checksum must agree across techniques and indexes.
+// the indexes. Rows' size_bytes is the index's, build_bytes R's. The checksum must agree
+// across techniques and indexes.
 #include <algorithm>
 #include <bit>
 #include <cstdint>
@@ -377,13 +378,16 @@ void measure_index_join(run_context& context, const index_kind& kind, std::span<
   agreed_checksum = measured.front().checksum;
   phase_facts facts{.structure = kind.name,
                     .phase = "probe",
-                    .size_bytes = r.size() * sizeof(tuple),
+                    .size_bytes = index->memory_bytes(),
                     .tuples = s.size(),
                     .build_tuples = r.size(),
                     .probe_tuples = s.size(),
                     .matches = matches,
                     .distribution = distribution,
-                    .pages = to_string(pages)};
+                    .pages = to_string(pages),
+                    .decorate = [&r](result_row& row) {
+                      row.set("build_bytes", static_cast<std::int64_t>(r.size() * sizeof(tuple)));
+                    }};
   emit_phase(context, measured, facts);
 }
 

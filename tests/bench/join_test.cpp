@@ -126,6 +126,8 @@ TEST(JoinIndex, OptionsReachTheRun) {
             (std::set<std::string>{"naive", "coro_nested"}));
   EXPECT_EQ(values_of(rows, "group"), (std::set<std::string>{"1", "2", "9"}));
   EXPECT_EQ(values_of(rows, "build_tuples"), (std::set<std::string>{"4096"}));
+  EXPECT_EQ(values_of(rows, "build_bytes"), (std::set<std::string>{"65536"}));
+  for (const row& r : rows) EXPECT_GT(std::stoll(r.at("size_bytes")), 4096 * 16) << r.at("structure");  // the index
   EXPECT_EQ(values_of(rows, "ops"), (std::set<std::string>{"2000"}));
   EXPECT_EQ(values_of(rows, "matches"), (std::set<std::string>{"2000"}));
   EXPECT_EQ(values_of(rows, "distribution"), (std::set<std::string>{"sorted"}));
