@@ -8,6 +8,9 @@ const std::vector<command>& commands() {
   static const std::vector<command> all = {
       {"headline", "headline [--quick] [--full-size] [--out DIR]",
        "the main job: headline table, report and plots in results/ (what `make bench` runs)", headline_command},
+      {"join", "join --build FILE --build-key COL --probe FILE --probe-key COL [options]",
+       "joins two .tbl files by every join algorithm, each timed, all checked equal; `braid-bench join --help`",
+       join_command},
       {"list", "list [--names]", "experiments and figure presets, one a line, with the figure they reproduce",
        list_command},
       {"roofline", "roofline [options]",

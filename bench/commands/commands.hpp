@@ -13,6 +13,7 @@ namespace braid::bench {
 using command_function = int (*)(const std::vector<std::string>& arguments);
 
 int headline_command(const std::vector<std::string>& arguments);
+int join_command(const std::vector<std::string>& arguments);
 int list_command(const std::vector<std::string>& arguments);
 int roofline_command(const std::vector<std::string>& arguments);
 int run_command(const std::vector<std::string>& arguments);

@@ -53,17 +53,6 @@ struct table_options {
   reconstruction how = reconstruction::naive;
 };
 
-std::vector<std::string> split_on_commas(const std::string& text) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  while (true) {
-    const auto comma = text.find(',', start);
-    parts.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) return parts;
-    start = comma + 1;
-  }
-}
-
 table_options parse_table_options(const std::vector<std::string>& arguments) {
   table_options options;
   for (std::size_t position = 0; position < arguments.size(); ++position) {
@@ -117,7 +106,7 @@ table_options parse_table_options(const std::vector<std::string>& arguments) {
 int count_in(const table& t, const table_options& options) {
   const column_spec& spec = t.schema().columns[t.schema().index_of(*options.count_in)];
   std::vector<value> list;
-  for (const std::string& text : split_on_commas(*options.values)) list.push_back(parse_value(spec, text));
+  for (const std::string& text : split_list(*options.values)) list.push_back(parse_value(spec, text));
   const in_predicate_result result = t.count_in(spec.name, list, {options.main_locate, options.delta_locate, options.group});
   std::cout << "main_rows,delta_rows,count\n" << result.main_rows << ',' << result.delta_rows << ',' << result.total() << '\n';
   return 0;
