@@ -74,7 +74,9 @@ class frame_pool {
     if (bytes <= largest_class_bytes) [[likely]] {
       auto& head = state.lists[detail::frame_class_index(bytes)];
       if (detail::free_frame* frame = head) [[likely]] {
-        BRAID_UNPOISON(frame, bytes);
+        // The free-list link is read before the frame is handed out, so at least the link is
+        // unpoisoned, even for a frame smaller than the link.
+        BRAID_UNPOISON(frame, bytes < sizeof(detail::free_frame) ? sizeof(detail::free_frame) : bytes);
         head = frame->next;
         return frame;
       }
