@@ -273,7 +273,7 @@ int join_command(const std::vector<std::string>& arguments) {
     result_row row;
     row.set("algorithm", name)
         .set("technique", partitioned ? std::string("-") : std::string(to_string(options.how)))
-        .set("group", static_cast<std::int64_t>(partitioned ? 0 : options.group))
+        .set("group", static_cast<std::int64_t>(partitioned ? 0 : options.how == technique::naive ? 1 : options.group))
         .set("threads", static_cast<std::int64_t>(options.threads))
         .set("build_rows", static_cast<std::int64_t>(build.size()))
         .set("probe_rows", static_cast<std::int64_t>(probe.size()))
