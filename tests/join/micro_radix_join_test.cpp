@@ -56,8 +56,9 @@ TEST(MicroRadixJoin, MatchesTheOracleOnEveryShape) {
       for (unsigned bits : {1u, 4u, 10u}) {
         for (std::size_t fragment : {4u, 128u, 256u}) {
           for (bool write_combine : {false, true}) {
-            // The phases schedule (the older one) without write-combining only: it adds time.
-            if (schedule == micro_join_schedule::phases && write_combine) continue;
+            // The phases schedule (the older one) without write-combining and with fragments of
+            // 4 and 256 only: it adds time (also under TSan).
+            if (schedule == micro_join_schedule::phases && (write_combine || fragment == 128)) continue;
             micro_radix_joiner joiner(runtime, {.bits = bits, .fragment_tuples = fragment,
                                                 .write_combine = write_combine,
                                                 .prefetch_bytes = fragment == 4 ? 0u : 512u, .morsel_tuples = 333,
@@ -95,9 +96,13 @@ TEST(MicroRadixJoin, EveryTupleInOnePartition) {
           expect_same_as_oracle(joiner, {"one-partition", build, probe});
           if (schedule == micro_join_schedule::pairs) {
             EXPECT_EQ(joiner.tables_allocated(), 1u) << "one partition: one table";
-            if (workers == 2) EXPECT_GT(joiner.last_waiting_probes(), 0u) << "the owner's probes came first";
+            if (workers == 2) {
+              EXPECT_GT(joiner.last_waiting_probes(), 0u) << "the owner's probes came first";
+            }
           }
-          if (workers == 1 || schedule == micro_join_schedule::phases) EXPECT_EQ(joiner.last_waiting_probes(), 0u);
+          if (workers == 1 || schedule == micro_join_schedule::phases) {
+            EXPECT_EQ(joiner.last_waiting_probes(), 0u);
+          }
         }
       }
     }
