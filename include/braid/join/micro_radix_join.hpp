@@ -29,7 +29,9 @@
 // finds builds outstanding links itself into p's waiting list and returns keep(); the build
 // task that brings the count to 0 probes the waiting fragments and frees their tasks. Nothing
 // spins and nothing is lost. All of p's tasks run on one worker, so this state needs no
-// atomics; the acquire-release of the countdowns and queues orders it across phases.
+// atomics; the acquire-release of the countdowns and queues orders it across phases. The
+// flushed tasks are counted down per partition, in that plain state; only a partition's last
+// task touches the shared countdown of flushed squads (one atomic per squad, not per task).
 //
 // Tables (detail/inline_chain_table.hpp, keys and payloads inline: fragments are scattered,
 // so a table cannot index a contiguous partition; probed with group prefetching) come from a
@@ -130,7 +132,6 @@ class micro_radix_joiner {
     const unsigned workers = runtime_.workers();
     for (unsigned w = 0; w < workers; ++w) prepare_worker(workers_[w], w);
     partitions_.assign(fanout(), partition_state{});
-    fragment_tasks_ = 0;
     marks_ = {};
     marks_[0] = clock::now();
     spawn_partition_tasks(nullptr, build_, side::build);
@@ -165,7 +166,6 @@ class micro_radix_joiner {
 
   struct alignas(64) worker_state {
     std::array<std::unique_ptr<micro_partition_block>, 2> blocks;  // [side]; phases: [0] for both
-    std::size_t spawned = 0;  // fragment tasks this worker's partition tasks spawned this phase
     std::size_t waited = 0;   // probe tasks of squads this worker owns that had to wait
     join_output output;
     std::vector<std::unique_ptr<detail::inline_chain_table>> tables;  // this worker's pool
@@ -241,7 +241,6 @@ class micro_radix_joiner {
   }
   void prepare_worker(worker_state& state, unsigned w) {
     state.output = join_output(options_.materialize);
-    state.spawned = 0;
     state.waited = 0;
     state.free_tables.clear();
     for (const auto& table : state.tables) state.free_tables.push_back(table.get());
@@ -289,10 +288,8 @@ class micro_radix_joiner {
   }
 
   tasks::task_result partition_morsel(tasks::worker& self, std::span<const tuple> morsel, side which) {
-    worker_state& state = workers_[self.id()];
     block_of(self.id(), which).add(morsel, [&](std::size_t partition, const tuple* full) {
       spawn_fragment(self, partition, full, options_.fragment_tuples, which);
-      ++state.spawned;
     });
     if (partitions_left_.fetch_sub(1, std::memory_order_acq_rel) == 1) end_partition_phase(self, which);
     return tasks::task_result::remove();
@@ -305,10 +302,7 @@ class micro_radix_joiner {
   void end_partition_phase(tasks::worker& self, side which) {
     marks_[which == side::build ? 1 : 3] = clock::now();
     const unsigned workers = runtime_.workers();
-    for (unsigned w = 0; w < workers; ++w) {
-      fragment_tasks_ += std::exchange(workers_[w].spawned, 0);
-      block_of(w, which).finish();
-    }
+    for (unsigned w = 0; w < workers; ++w) block_of(w, which).finish();
     for (std::size_t p = 0; p < fanout(); ++p) {
       partition_state& partition = partitions_[p];
       for (unsigned w = 0; w < workers; ++w) {
@@ -322,10 +316,7 @@ class micro_radix_joiner {
           partition.build_tuples += size;
           partition.builds_left += tasks;
         }
-        if (!open.empty()) {
-          spawn_fragment(self, p, open.data(), open.size(), which);
-          ++fragment_tasks_;
-        }
+        if (!open.empty()) spawn_fragment(self, p, open.data(), open.size(), which);
       }
     }
     if (pairs() && which == side::build) {
@@ -334,7 +325,9 @@ class micro_radix_joiner {
       return;
     }
     flushed_side_ = which;
-    fragments_left_.store(std::exchange(fragment_tasks_, 0), std::memory_order_release);
+    std::size_t flushed = 0;
+    for (std::size_t p = 0; p < fanout(); ++p) flushed += partitions_[p].tasks_left != 0 ? 1 : 0;
+    squads_left_.store(flushed, std::memory_order_release);
     for (std::size_t p = 0; p < fanout(); ++p) {
       if (partitions_[p].tasks_left != 0) self.flush(squads_[p]);
     }
@@ -369,16 +362,16 @@ class micro_radix_joiner {
     return finish_tasks(self, partition, 1);
   }
 
-  // `finished` fragment tasks of `partition` are done: under pairs the last one of the
-  // partition returns its table to the pool; the last of the flushed ones ends the phase.
+  // `finished` fragment tasks of `partition` are done. The partition's last one (under pairs)
+  // returns its table to the pool and counts the partition's squad off the flushed ones (one
+  // atomic per squad, not per task); the last squad's ends the phase.
   tasks::task_result finish_tasks(tasks::worker& self, partition_state& partition, std::size_t finished) {
     partition.tasks_left -= finished;
-    if (partition.tasks_left == 0 && partition.table != nullptr && pairs()) {
+    if (partition.tasks_left != 0) return tasks::task_result::remove();
+    if (partition.table != nullptr && pairs()) {
       workers_[self.id()].free_tables.push_back(std::exchange(partition.table, nullptr));
     }
-    if (fragments_left_.fetch_sub(finished, std::memory_order_acq_rel) != finished) {
-      return tasks::task_result::remove();
-    }
+    if (squads_left_.fetch_sub(1, std::memory_order_acq_rel) != 1) return tasks::task_result::remove();
     if (flushed_side_ == side::build) {
       start_probe_phase(self);
       return tasks::task_result::remove();
@@ -415,13 +408,12 @@ class micro_radix_joiner {
   std::unique_ptr<worker_state[]> workers_;
   std::span<const tuple> build_;
   std::span<const tuple> probe_;
-  std::size_t fragment_tasks_ = 0;  // spawned and not yet flushed (phase boundaries only)
   side flushed_side_ = side::build;  // the side whose squads were flushed last
   // start, R partitioned, S partitioning started, S partitioned, probed
   std::array<clock::time_point, 5> marks_{};
   join_phase_times phases_;
   alignas(64) std::atomic<std::size_t> partitions_left_{0};
-  alignas(64) std::atomic<std::size_t> fragments_left_{0};
+  alignas(64) std::atomic<std::size_t> squads_left_{0};  // flushed squads with tasks still to run
 };
 
 inline join_output micro_radix_join(tasks::runtime& runtime, std::span<const tuple> build,
