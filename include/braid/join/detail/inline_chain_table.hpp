@@ -79,7 +79,7 @@ class inline_chain_table {
   // before any is probed, so a table is back in memory by the time its probes run and the
   // group's misses overlap. Under pairs the table was just built, but the fragments streaming
   // through L2 push parts of it out, and the group still pays: the join's build+probe phase
-  // took about 20 % longer with a plain loop (1 thread, 1 GiB S, one rough run each).
+  // took 20-30 % longer with a plain loop (1 thread, 1 GiB S, two rough runs each).
   void probe(std::span<const tuple> fragment, join_output& out) const {
     std::size_t first = 0;
     for (; first + probe_group <= fragment.size(); first += probe_group) {
