@@ -16,8 +16,10 @@
 // build overrides. R's keys are a shuffled 0..|R|-1, S's uniform over them: every S tuple
 // matches once. classical = radix_joiner (partition both, bucket-chained table per pair) with
 // --threads threads; micro = micro_radix_joiner on a task runtime of --threads workers, per
-// fragment capacity (--set fragment), prefetching --set prefetch bytes of each fragment. Rows
-// per phase: partition (R and S), build+probe, total; tuples/s over |R| + |S| input tuples.
+// fragment capacity (--set fragment) and schedule (--set schedule: pairs builds and probes
+// each partition back to back once R and S are partitioned, phases builds every table before
+// S is partitioned), prefetching --set prefetch bytes of each fragment. Rows per phase:
+// partition (R and S), build+probe, total; tuples/s over |R| + |S| input tuples.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -230,6 +232,25 @@ std::size_t level2_cache_bytes() {
   return 0;
 }
 
+const char* schedule_name(join::micro_join_schedule schedule) {
+  return schedule == join::micro_join_schedule::pairs ? "pairs" : "phases";
+}
+
+std::vector<join::micro_join_schedule> micro_join_schedules(const run_context& context) {
+  std::vector<join::micro_join_schedule> schedules;
+  for (const std::string& item : split_list(context.setting("schedule").value_or("pairs"))) {
+    if (item == "pairs") {
+      schedules.push_back(join::micro_join_schedule::pairs);
+    } else if (item == "phases") {
+      schedules.push_back(join::micro_join_schedule::phases);
+    } else {
+      throw usage_error("--set schedule=" + item + ": must be pairs or phases");
+    }
+  }
+  if (schedules.empty()) throw usage_error("--set schedule: no value");
+  return schedules;
+}
+
 struct phase_samples {
   std::vector<double> partition;
   std::vector<double> build_probe;
@@ -248,6 +269,7 @@ void run_radix_join(run_context& context) {
   const std::size_t prefetch = setting_number("prefetch", context.setting("prefetch").value_or("1024"), 0,
                                               join::max_fragment_prefetch_bytes);
   const unsigned passes = setting_numbers(context, "passes", "1", 1, 2).front();
+  const std::vector<join::micro_join_schedule> schedules = micro_join_schedules(context);
   const unsigned repetitions = context.repetitions_or(quick ? 1 : 3);
   const bool classical = context.selected("classical");
   const bool micro = context.selected("micro");
@@ -284,6 +306,7 @@ void run_radix_join(run_context& context) {
         struct contender {
           std::string name;
           std::size_t fragment;
+          std::string schedule;  // micro only
           std::function<join::join_output()> run;
           std::function<join::join_phase_times()> phases;
           phase_samples samples;
@@ -293,18 +316,21 @@ void run_radix_join(run_context& context) {
         auto classical_joiner = std::make_shared<join::radix_joiner>(join::radix_join_options{
             .bits = bits, .passes = passes, .write_combine = write_combine, .threads = threads, .materialize = false});
         if (classical) {
-          contenders.push_back({"classical", 0, [&, classical_joiner] { return classical_joiner->run(build, probe); },
+          contenders.push_back({"classical", 0, "", [&, classical_joiner] { return classical_joiner->run(build, probe); },
                                 [classical_joiner] { return classical_joiner->last_phases(); }, {}, 0});
         }
         if (micro) {
-          for (std::size_t capacity : capacities) {
-            auto joiner = std::make_shared<join::micro_radix_joiner>(
-                *runtime, join::micro_radix_join_options{.bits = bits, .fragment_tuples = capacity,
-                                                          .write_combine = write_combine, .prefetch_bytes = prefetch,
-                                                          .morsel_tuples = 16384, .materialize = false});
-            contenders.push_back({"micro-" + std::to_string(capacity), capacity,
-                                  [&, joiner] { return joiner->run(build, probe); },
-                                  [joiner] { return joiner->last_phases(); }, {}, 0});
+          for (join::micro_join_schedule schedule : schedules) {
+            for (std::size_t capacity : capacities) {
+              auto joiner = std::make_shared<join::micro_radix_joiner>(
+                  *runtime, join::micro_radix_join_options{.bits = bits, .fragment_tuples = capacity,
+                                                            .write_combine = write_combine, .prefetch_bytes = prefetch,
+                                                            .morsel_tuples = 16384, .materialize = false,
+                                                            .schedule = schedule});
+              contenders.push_back({"micro-" + std::to_string(capacity) + "-" + schedule_name(schedule), capacity,
+                                    schedule_name(schedule), [&, joiner] { return joiner->run(build, probe); },
+                                    [joiner] { return joiner->last_phases(); }, {}, 0});
+            }
           }
         }
         // A warm-up pass each, then the timed ones, the order rotating.
@@ -346,6 +372,7 @@ void run_radix_join(run_context& context) {
                 .set("tuples_per_s", tuples / ns * 1e9)
                 .set("bits", static_cast<std::int64_t>(bits))
                 .set("fragment_tuples", static_cast<std::int64_t>(c.fragment))
+                .set("schedule", c.schedule)
                 .set("build_bytes", static_cast<std::int64_t>(build_count * sizeof(tuple)))
                 .set("wc", write_combine ? "on" : "off")
                 .set("prefetch_bytes", static_cast<std::int64_t>(c.fragment == 0 ? 0 : prefetch))
@@ -371,6 +398,9 @@ const registration radix_join_experiment{experiment{
                  {"wc", "on | off", "software write-combine buffers in both joins' partitioning (default off)"},
                  {"prefetch", "0..65536", "bytes of each fragment prefetched ahead of its task (default 1024)"},
                  {"passes", "1 | 2", "passes of the classical join's partitioning (default 1)"},
+                 {"schedule", "list of pairs | phases",
+                  "micro join: build and probe each partition back to back after partitioning R and S (pairs), or "
+                  "build all tables, then partition S and probe (phases) (default pairs)"},
                  {"build", "a size", "the build relation (default: L2/4 per partition at 10 bits, at most half of --size)"}},
     .run = run_radix_join,
 }};

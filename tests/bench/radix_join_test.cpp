@@ -1,7 +1,8 @@
 // braid-bench's radix-partition and radix-join experiments as a user runs them: every option
 // and setting shows in what ran (sizes, radix bits, fragment capacities, write-combining,
-// passes, prefetch, build size, threads, techniques), the rows per phase are there, every
-// technique agrees on the checksum, and bad values are refused with exit status 2 and one line.
+// passes, prefetch, build size, threads, techniques, the micro join's schedule), the rows per
+// phase are there, every technique agrees on the checksum, and bad values are refused with
+// exit status 2 and one line.
 // Skipped in builds without the program.
 #include <gtest/gtest.h>
 
@@ -91,6 +92,15 @@ TEST(RadixJoinExperiment, OptionsReachTheRun) {
   EXPECT_EQ(values_of(two_threads, "technique"), (std::set<std::string>{"micro"}));
   EXPECT_EQ(values_of(two_threads, "fragment_tuples"), (std::set<std::string>{"128", "256"}));
   EXPECT_EQ(values_of(two_threads, "prefetch_bytes"), (std::set<std::string>{"1024"}));
+  EXPECT_EQ(values_of(two_threads, "schedule"), (std::set<std::string>{"pairs"})) << "the default";
+
+  const std::vector<row> schedules =
+      bench("radix-join", {"--quick", "--size", "512KiB", "--threads", "2", "--set", "bits=4", "--set", "fragment=128",
+                           "--set", "schedule=phases,pairs"});
+  ASSERT_EQ(schedules.size(), 3u * 3u) << "(classical + micro per schedule) x three phases";
+  EXPECT_EQ(values_of(schedules, "schedule"), (std::set<std::string>{"", "phases", "pairs"}));
+  EXPECT_EQ(values_of(schedules, "checksum").size(), 1u) << "both schedules find the same matches";
+  for (const row& r : schedules) EXPECT_EQ(r.at("schedule").empty(), r.at("technique") == "classical");
 }
 
 TEST(RadixExperiments, RefuseBadValues) {
@@ -109,6 +119,7 @@ TEST(RadixExperiments, RefuseBadValues) {
       {{"radix-join", "--set", "bits=1", "--set", "passes=2"}, "passes=2"},
       {{"radix-join", "--set", "build=lots"}, "build"},
       {{"radix-join", "--threads", "0"}, "--threads"},
+      {{"radix-join", "--set", "schedule=sometimes"}, "schedule=sometimes"},
   };
   for (const auto& [arguments, expected] : cases) {
     std::vector<std::string> command = {program, "run"};

@@ -6,35 +6,57 @@
 //   braid::join::micro_radix_joiner joiner(tasks, {.bits = 10, .fragment_tuples = 256});
 //   braid::join::join_output out = joiner.run(build, probe);   // runs the runtime to the end
 //
-// Phases, all inside one run() of the runtime:
-//   1. partition R: R is cut into morsels, one partition task each, morsel i on worker
-//      i mod workers. A task micro-partitions its morsel into its worker's block
-//      (micro_partition.hpp); each fragment that fills spawns a build task annotated with the
-//      partition's squad and a prefetch of the fragment's first prefetch_bytes. Squad tasks
-//      wait in their squad. The last partition task to finish (an atomic countdown) spawns
-//      build tasks for the partly filled last fragments, sets the build countdown and flushes
-//      every squad (MxTasking's spawn(squads)): each partition's tasks then run back to back on
-//      the squad's owner, which keeps the partition's table in its cache.
-//   2. build: a build task inserts its fragment into the partition's table (keys and payloads
-//      inline: fragments are scattered, so the table cannot index a contiguous partition;
-//      detail/inline_chain_table.hpp, probed with group prefetching). The
-//      last build task to finish starts phase 3: probing begins only once every table is built.
-//   3. partition S: as 1 (into the same blocks: R's fragments are no longer needed), spawning
-//      probe tasks.
-//   4. probe: a probe task probes its fragment against the partition's table and writes the
-//      matches to its worker's join_output; the last one stops the runtime. The workers'
-//      outputs are merged with absorb.
+// Partitioning: R, then S, is cut into morsels, one partition task each, morsel i on worker
+// i mod workers. A task micro-partitions its morsel into its worker's block of that side
+// (micro_partition.hpp); each fragment that fills spawns a build (R) or probe (S) task
+// annotated with the partition's squad and a prefetch of the fragment's first prefetch_bytes.
+// Squad tasks wait in their squad until it is flushed; on its owner they then run back to
+// back (MxTasking's spawn(squads)). The last partition task of a side (an atomic countdown)
+// spawns the tasks of the partly filled last fragments.
 //
-// The phases are separated by atomic countdowns whose acquire-release order makes each phase's
-// writes (blocks, tables, counts) visible to the next; a partition's table is touched only by
-// its squad's tasks, which run one after another on one worker, so it needs no latch.
+// Schedules (micro_join_schedule):
+//   pairs (default, §6.3's intent): R is partitioned, then S, and only then every squad is
+//     flushed, once: on the squad's owner partition p's build tasks and its probe tasks run
+//     one after another, so p's table is built and probed while it is in the owner's cache,
+//     as Balkesen's join builds and probes one pair of partitions at a time.
+//   phases: R is partitioned, its squads flushed, every table built; then S is partitioned,
+//     flushed and probed. All tables live at once and come back from memory while probing
+//     (the schedule this join had first; kept to measure what pairs gains).
 //
-// Complexity: O(|R| + |S| + matches) work, plus one task per fragment and morsel. Memory: one
-// block per worker of (its share + fanout fragments) and the tables (32 bytes per bucket,
-// 2^ceil(log2 |R_p|) buckets, plus 32 per colliding R tuple). Known limits: the runtime must
-// be idle when run() is called and is used exclusively until it returns; if a task throws,
-// run() rethrows and the joiner and the runtime's queues are left in an unspecified state
-// (discard both). Empty R or S return no matches without running the runtime.
+// Build before probe: a squad's tasks reach its owner in the order local list, then remote
+// queue (squad.hpp), so the owner's probe tasks of p may come before another worker's build
+// tasks of p. A per-partition count of build tasks still to run decides: a probe task that
+// finds builds outstanding links itself into p's waiting list and returns keep(); the build
+// task that brings the count to 0 probes the waiting fragments and frees their tasks. Nothing
+// spins and nothing is lost. All of p's tasks run on one worker, so this state needs no
+// atomics; the acquire-release of the countdowns and queues orders it across phases. The
+// flushed tasks are counted down per partition, in that plain state; only a partition's last
+// task touches the shared countdown of flushed squads (one atomic per squad, not per task).
+//
+// Tables (detail/inline_chain_table.hpp, keys and payloads inline: fragments are scattered,
+// so a table cannot index a contiguous partition; probed with group prefetching) come from a
+// pool per worker: p's first build task takes one, sized for |R_p|. Under pairs, the task that
+// finishes p's last build or probe returns it to its worker's pool, and since p's tasks run
+// back to back the next partition takes the same table: about one table per worker is live,
+// and its memory stays in cache from partition to partition. (A per-partition table freed at
+// the end would allocate and fault fresh pages for every partition; one fixed table per worker
+// would rely on partitions never interleaving on a worker, which the pool does not need.)
+// Under phases no table returns before the run ends: one per non-empty partition.
+//
+// Each partition's table and counts are touched only by its squad's tasks, which run one
+// after another on the squad's owner, so they need no latch; the phase boundaries (atomic
+// countdowns, acquire-release) make each phase's writes (blocks, counts) visible to the next.
+//
+// Complexity: O(|R| + |S| + matches) work, plus one task per fragment and morsel. Memory:
+// blocks per worker of (its share + fanout fragments), for R and for S (phases: one block for
+// the larger share, reused by S), tables of 32 bytes per bucket (2^ceil(log2 |R_p|) buckets)
+// plus 32 per colliding R tuple: about one per worker under pairs, one per partition under
+// phases. Under pairs every fragment task waits in a squad until S is partitioned (one
+// 128-byte descriptor per fragment). Known limits: the runtime must be idle when run() is
+// called and is used exclusively until it returns; if a task throws, run() rethrows and the
+// joiner and the runtime's queues are left in an unspecified state (discard both; waiting
+// probe tasks are then lost with their descriptors). Empty R or S return no matches without
+// running the runtime.
 #pragma once
 
 #include <algorithm>
@@ -60,6 +82,12 @@ namespace braid::join {
 
 inline constexpr std::size_t max_fragment_prefetch_bytes = 65536;
 
+// When a partition's build and probe tasks run (see the header comment).
+enum class micro_join_schedule : std::uint8_t {
+  pairs,   // R and S partitioned, then each partition built and probed back to back
+  phases,  // R partitioned, all tables built, then S partitioned and probed
+};
+
 struct micro_radix_join_options {
   unsigned bits = 10;
   std::size_t fragment_tuples = 256;  // micro fragment capacity: a power of two, 4..65536
@@ -67,6 +95,7 @@ struct micro_radix_join_options {
   std::size_t prefetch_bytes = 1024;  // of a fragment, ahead of its build/probe task (0: none)
   std::size_t morsel_tuples = 16384;  // input tuples per partition task
   bool materialize = false;
+  micro_join_schedule schedule = micro_join_schedule::pairs;
 };
 
 class micro_radix_joiner {
@@ -80,10 +109,12 @@ class micro_radix_joiner {
                                   std::to_string(options.prefetch_bytes));
     }
     if (options.morsel_tuples == 0) throw std::invalid_argument("micro_radix_join: morsel_tuples must be at least 1");
+    if (options.schedule != micro_join_schedule::pairs && options.schedule != micro_join_schedule::phases) {
+      throw std::invalid_argument("micro_radix_join: schedule must be pairs or phases");
+    }
     const std::size_t fanout = std::size_t{1} << options.bits;
     squads_.reserve(fanout);
     for (std::size_t p = 0; p < fanout; ++p) squads_.push_back(runtime.new_squad());
-    tables_.resize(fanout);
     workers_ = std::make_unique<worker_state[]>(runtime.workers());
   }
   micro_radix_joiner(const micro_radix_joiner&) = delete;
@@ -99,20 +130,8 @@ class micro_radix_joiner {
     build_ = build;
     probe_ = probe;
     const unsigned workers = runtime_.workers();
-    for (unsigned w = 0; w < workers; ++w) {
-      worker_state& state = workers_[w];
-      state.output = join_output(options_.materialize);
-      state.spawned = 0;
-      const std::size_t share = std::max(tuples_of_worker(build.size(), w), tuples_of_worker(probe.size(), w));
-      if (!state.block) {
-        state.block = std::make_unique<micro_partition_block>(partition_options(), share);
-      } else {
-        state.block->reset(share);  // room for the larger side, so phase 3 does not reallocate
-      }
-      state.block->reset(tuples_of_worker(build.size(), w));
-    }
-    for (detail::inline_chain_table& table : tables_) table.invalidate();
-    build_sizes_.assign(fanout(), 0);
+    for (unsigned w = 0; w < workers; ++w) prepare_worker(workers_[w], w);
+    partitions_.assign(fanout(), partition_state{});
     marks_ = {};
     marks_[0] = clock::now();
     spawn_partition_tasks(nullptr, build_, side::build);
@@ -127,15 +146,39 @@ class micro_radix_joiner {
   [[nodiscard]] const micro_radix_join_options& options() const noexcept { return options_; }
   [[nodiscard]] const join_phase_times& last_phases() const noexcept { return phases_; }
   [[nodiscard]] std::size_t fanout() const noexcept { return std::size_t{1} << options_.bits; }
+  // Tables the workers' pools hold (the most that were live at once in any run so far).
+  [[nodiscard]] std::size_t tables_allocated() const noexcept {
+    std::size_t total = 0;
+    for (unsigned w = 0; w < runtime_.workers(); ++w) total += workers_[w].tables.size();
+    return total;
+  }
+  // Probe tasks of the last run that came before their partition's last build task and waited.
+  [[nodiscard]] std::size_t last_waiting_probes() const noexcept {
+    std::size_t total = 0;
+    for (unsigned w = 0; w < runtime_.workers(); ++w) total += workers_[w].waited;
+    return total;
+  }
 
  private:
   using clock = std::chrono::steady_clock;
   enum class side : std::uint8_t { build, probe };
+  struct fragment_task;
 
   struct alignas(64) worker_state {
-    std::unique_ptr<micro_partition_block> block;
-    std::size_t spawned = 0;  // fragment tasks this worker's partition tasks spawned this phase
+    std::array<std::unique_ptr<micro_partition_block>, 2> blocks;  // [side]; phases: [0] for both
+    std::size_t waited = 0;   // probe tasks of squads this worker owns that had to wait
     join_output output;
+    std::vector<std::unique_ptr<detail::inline_chain_table>> tables;  // this worker's pool
+    std::vector<detail::inline_chain_table*> free_tables;
+  };
+
+  // Touched only by the partition's squad tasks (on its owner) and at phase boundaries.
+  struct alignas(64) partition_state {
+    detail::inline_chain_table* table = nullptr;
+    std::size_t build_tuples = 0;    // |R_p|, known once R is partitioned
+    std::size_t builds_left = 0;     // build tasks still to run
+    std::size_t tasks_left = 0;      // build and probe tasks flushed and still to run
+    fragment_task* waiting = nullptr;  // probe tasks that came before the last build task
   };
 
   struct partition_task : tasks::annotated_task<partition_task> {
@@ -154,11 +197,13 @@ class micro_radix_joiner {
         : joiner(joiner), data(data), count(static_cast<std::uint32_t>(count)),
           partition(static_cast<std::uint32_t>(partition)), which(which) {}
     tasks::task_result execute(tasks::worker& self) {
-      return which == side::build ? joiner->build_fragment(self, partition, {data, count})
-                                  : joiner->probe_fragment(self, partition, {data, count});
+      return which == side::build ? joiner->build_fragment(self, partition, fragment())
+                                  : joiner->probe_fragment(self, *this);
     }
+    [[nodiscard]] std::span<const tuple> fragment() const noexcept { return {data, count}; }
     micro_radix_joiner* joiner;
     const tuple* data;
+    fragment_task* next_waiting = nullptr;
     std::uint32_t count;
     std::uint32_t partition;
     side which;
@@ -168,6 +213,7 @@ class micro_radix_joiner {
     return {.bits = options_.bits, .shift = 0, .fragment_tuples = options_.fragment_tuples,
             .write_combine = options_.write_combine};
   }
+  [[nodiscard]] bool pairs() const noexcept { return options_.schedule == micro_join_schedule::pairs; }
   static double elapsed(clock::time_point from, clock::time_point to) noexcept {
     return std::chrono::duration<double, std::nano>(to - from).count();
   }
@@ -183,6 +229,34 @@ class micro_radix_joiner {
       total += std::min(options_.morsel_tuples, tuples - first);
     }
     return total;
+  }
+
+  static void reset_block(std::unique_ptr<micro_partition_block>& block, const micro_partition_options& options,
+                          std::size_t tuples) {
+    if (!block) {
+      block = std::make_unique<micro_partition_block>(options, tuples);
+    } else {
+      block->reset(tuples);
+    }
+  }
+  void prepare_worker(worker_state& state, unsigned w) {
+    state.output = join_output(options_.materialize);
+    state.waited = 0;
+    state.free_tables.clear();
+    for (const auto& table : state.tables) state.free_tables.push_back(table.get());
+    const std::size_t build_share = tuples_of_worker(build_.size(), w);
+    const std::size_t probe_share = tuples_of_worker(probe_.size(), w);
+    if (pairs()) {
+      reset_block(state.blocks[0], partition_options(), build_share);
+      reset_block(state.blocks[1], partition_options(), probe_share);
+    } else {
+      // Room for the larger side, so S's partitioning does not reallocate.
+      reset_block(state.blocks[0], partition_options(), std::max(build_share, probe_share));
+      state.blocks[0]->reset(build_share);
+    }
+  }
+  [[nodiscard]] micro_partition_block& block_of(unsigned w, side which) const noexcept {
+    return *workers_[w].blocks[pairs() && which == side::probe ? 1 : 0];
   }
 
   // From the caller's thread (self == nullptr) or a worker.
@@ -214,83 +288,132 @@ class micro_radix_joiner {
   }
 
   tasks::task_result partition_morsel(tasks::worker& self, std::span<const tuple> morsel, side which) {
-    worker_state& state = workers_[self.id()];
-    state.block->add(morsel, [&](std::size_t partition, const tuple* full) {
+    block_of(self.id(), which).add(morsel, [&](std::size_t partition, const tuple* full) {
       spawn_fragment(self, partition, full, options_.fragment_tuples, which);
-      ++state.spawned;
     });
     if (partitions_left_.fetch_sub(1, std::memory_order_acq_rel) == 1) end_partition_phase(self, which);
     return tasks::task_result::remove();
   }
 
-  // On the worker whose partition task finished last: every block is complete.
+  // On the worker whose partition task of `which` finished last: every block of that side is
+  // complete. Counts each partition's fragment tasks, spawns the open fragments' tasks, then
+  // (phases: after either side; pairs: after S) flushes the squads or (pairs, after R) starts
+  // partitioning S.
   void end_partition_phase(tasks::worker& self, side which) {
     marks_[which == side::build ? 1 : 3] = clock::now();
     const unsigned workers = runtime_.workers();
-    std::size_t fragment_tasks = 0;
-    for (unsigned w = 0; w < workers; ++w) {
-      fragment_tasks += std::exchange(workers_[w].spawned, 0);
-      workers_[w].block->finish();
-    }
-    std::vector<bool> has_tasks(fanout(), false);
+    for (unsigned w = 0; w < workers; ++w) block_of(w, which).finish();
     for (std::size_t p = 0; p < fanout(); ++p) {
+      partition_state& partition = partitions_[p];
       for (unsigned w = 0; w < workers; ++w) {
-        const micro_partition_block& block = *workers_[w].block;
+        const micro_partition_block& block = block_of(w, which);
         const std::size_t size = block.partition_size(p);
         if (size == 0) continue;
-        has_tasks[p] = true;
-        if (which == side::build) build_sizes_[p] += size;
-        if (const std::span<const tuple> open = block.open_fragment(p); !open.empty()) {
-          spawn_fragment(self, p, open.data(), open.size(), which);
-          ++fragment_tasks;
+        const std::span<const tuple> open = block.open_fragment(p);
+        const std::size_t tasks = block.directory(p).size() + (open.empty() ? 0 : 1);
+        partition.tasks_left += tasks;
+        if (which == side::build) {
+          partition.build_tuples += size;
+          partition.builds_left += tasks;
         }
+        if (!open.empty()) spawn_fragment(self, p, open.data(), open.size(), which);
       }
     }
-    fragments_left_.store(fragment_tasks, std::memory_order_release);
+    if (pairs() && which == side::build) {
+      marks_[2] = marks_[1];
+      spawn_partition_tasks(&self, probe_, side::probe);
+      return;
+    }
+    flushed_side_ = which;
+    std::size_t flushed = 0;
+    for (std::size_t p = 0; p < fanout(); ++p) flushed += partitions_[p].tasks_left != 0 ? 1 : 0;
+    squads_left_.store(flushed, std::memory_order_release);
     for (std::size_t p = 0; p < fanout(); ++p) {
-      if (has_tasks[p]) self.flush(squads_[p]);
+      if (partitions_[p].tasks_left != 0) self.flush(squads_[p]);
     }
   }
 
-  tasks::task_result build_fragment(tasks::worker& self, std::size_t partition, std::span<const tuple> fragment) {
-    detail::inline_chain_table& table = tables_[partition];
-    if (!table.prepared()) table.prepare(build_sizes_[partition], options_.bits);
-    table.insert(fragment);
-    if (fragments_left_.fetch_sub(1, std::memory_order_acq_rel) == 1) start_probe_phase(self);
-    return tasks::task_result::remove();
+  tasks::task_result build_fragment(tasks::worker& self, std::size_t p, std::span<const tuple> fragment) {
+    partition_state& partition = partitions_[p];
+    if (partition.table == nullptr) partition.table = take_table(self, partition.build_tuples);
+    partition.table->insert(fragment);
+    std::size_t finished = 1;
+    if (--partition.builds_left == 0) {
+      join_output& out = workers_[self.id()].output;
+      while (fragment_task* waiting = partition.waiting) {
+        partition.waiting = waiting->next_waiting;
+        partition.table->probe(waiting->fragment(), out);
+        self.free(*waiting);
+        ++finished;
+      }
+    }
+    return finish_tasks(self, partition, finished);
   }
 
-  // On the worker whose build task finished last: every table is built.
+  tasks::task_result probe_fragment(tasks::worker& self, fragment_task& task) {
+    partition_state& partition = partitions_[task.partition];
+    if (partition.builds_left != 0) {
+      task.next_waiting = partition.waiting;
+      partition.waiting = &task;
+      ++workers_[self.id()].waited;
+      return tasks::task_result::keep();
+    }
+    if (partition.table != nullptr) partition.table->probe(task.fragment(), workers_[self.id()].output);
+    return finish_tasks(self, partition, 1);
+  }
+
+  // `finished` fragment tasks of `partition` are done. The partition's last one (under pairs)
+  // returns its table to the pool and counts the partition's squad off the flushed ones (one
+  // atomic per squad, not per task); the last squad's ends the phase.
+  tasks::task_result finish_tasks(tasks::worker& self, partition_state& partition, std::size_t finished) {
+    partition.tasks_left -= finished;
+    if (partition.tasks_left != 0) return tasks::task_result::remove();
+    if (partition.table != nullptr && pairs()) {
+      workers_[self.id()].free_tables.push_back(std::exchange(partition.table, nullptr));
+    }
+    if (squads_left_.fetch_sub(1, std::memory_order_acq_rel) != 1) return tasks::task_result::remove();
+    if (flushed_side_ == side::build) {
+      start_probe_phase(self);
+      return tasks::task_result::remove();
+    }
+    marks_[4] = clock::now();
+    return tasks::task_result::stop();
+  }
+
+  // p's table from this worker's pool, prepared for `expected` tuples.
+  detail::inline_chain_table* take_table(tasks::worker& self, std::size_t expected) {
+    worker_state& state = workers_[self.id()];
+    detail::inline_chain_table* table = nullptr;
+    if (state.free_tables.empty()) {
+      table = state.tables.emplace_back(std::make_unique<detail::inline_chain_table>()).get();
+    } else {
+      table = state.free_tables.back();
+      state.free_tables.pop_back();
+    }
+    table->prepare(expected, options_.bits);
+    return table;
+  }
+
+  // Phases schedule, on the worker whose build task finished last: every table is built.
   void start_probe_phase(tasks::worker& self) {
     marks_[2] = clock::now();
-    for (unsigned w = 0; w < runtime_.workers(); ++w) {
-      workers_[w].block->reset(tuples_of_worker(probe_.size(), w));
-    }
+    for (unsigned w = 0; w < runtime_.workers(); ++w) block_of(w, side::probe).reset(tuples_of_worker(probe_.size(), w));
     spawn_partition_tasks(&self, probe_, side::probe);
-  }
-
-  tasks::task_result probe_fragment(tasks::worker& self, std::size_t partition, std::span<const tuple> fragment) {
-    const detail::inline_chain_table& table = tables_[partition];
-    if (table.prepared()) table.probe(fragment, workers_[self.id()].output);
-    if (fragments_left_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      marks_[4] = clock::now();
-      return tasks::task_result::stop();
-    }
-    return tasks::task_result::remove();
   }
 
   tasks::runtime& runtime_;
   micro_radix_join_options options_;
   std::vector<tasks::resource_ptr> squads_;  // one per partition
-  std::vector<detail::inline_chain_table> tables_;
-  std::vector<std::size_t> build_sizes_;     // R tuples per partition, known after phase 1
+  std::vector<partition_state> partitions_;
   std::unique_ptr<worker_state[]> workers_;
   std::span<const tuple> build_;
   std::span<const tuple> probe_;
-  std::array<clock::time_point, 5> marks_{};  // start, R partitioned, built, S partitioned, probed
+  side flushed_side_ = side::build;  // the side whose squads were flushed last
+  // start, R partitioned, S partitioning started, S partitioned, probed
+  std::array<clock::time_point, 5> marks_{};
   join_phase_times phases_;
   alignas(64) std::atomic<std::size_t> partitions_left_{0};
-  alignas(64) std::atomic<std::size_t> fragments_left_{0};
+  alignas(64) std::atomic<std::size_t> squads_left_{0};  // flushed squads with tasks still to run
 };
 
 inline join_output micro_radix_join(tasks::runtime& runtime, std::span<const tuple> build,
