@@ -1,6 +1,6 @@
 // The micro-partitioned radix join on the task runtime against the multimap oracle: every
-// shape of join_shapes.hpp (duplicates, no matches, all matches, one partition, empty inputs,
-// extreme keys) over several seeds, with 1 and 2 workers, both schedules (pairs, phases),
+// shape of partitioned_join_cases (duplicates, no matches, all matches, one partition, empty
+// inputs, extreme keys) over several seeds, with 1 and 2 workers, both schedules (pairs, phases),
 // fragment capacities 4 (many tasks), 128 and 256, write-combine buffers on and off, prefetch
 // sizes 0, 512 and 1024 bytes, and morsels that do not divide the inputs; every tuple in one
 // partition with many tasks in its squad; under pairs, probe tasks that reach the owner before
@@ -17,13 +17,13 @@
 #include <vector>
 
 #include "braid/join/micro_radix_join.hpp"
-#include "join/join_shapes.hpp"
+#include "join/join_test_cases.hpp"
 #include "join/reference_join.hpp"
 
 namespace braid::join {
 namespace {
 
-using testing::join_shape;
+using testing::join_case;
 
 tasks::runtime_config config_of(unsigned workers) {
   tasks::runtime_config config;
@@ -32,7 +32,7 @@ tasks::runtime_config config_of(unsigned workers) {
   return config;
 }
 
-void expect_same_as_oracle(micro_radix_joiner& joiner, const join_shape& shape) {
+void expect_same_as_oracle(micro_radix_joiner& joiner, const join_case& shape) {
   const micro_radix_join_options& options = joiner.options();
   SCOPED_TRACE(::testing::Message() << shape.name << " bits " << options.bits << " fragment " << options.fragment_tuples
                                   << " wc " << options.write_combine << " prefetch " << options.prefetch_bytes
@@ -66,7 +66,7 @@ TEST(MicroRadixJoin, MatchesTheOracleOnEveryShape) {
             // A seed of its own per configuration: many seeds over the whole test.
             const std::uint64_t seed = workers * 1000 + bits * 31 + fragment + (write_combine ? 7 : 0) +
                                        (schedule == micro_join_schedule::pairs ? 0 : 50000);
-            for (const join_shape& shape : testing::join_shapes(seed)) {
+            for (const join_case& shape : testing::partitioned_join_cases(seed)) {
               SCOPED_TRACE(::testing::Message() << "workers " << workers << " seed " << seed);
               expect_same_as_oracle(joiner, shape);
             }

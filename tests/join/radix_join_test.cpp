@@ -13,15 +13,15 @@
 #include <vector>
 
 #include "braid/join/radix_join.hpp"
-#include "join/join_shapes.hpp"
+#include "join/join_test_cases.hpp"
 #include "join/reference_join.hpp"
 
 namespace braid::join {
 namespace {
 
-using testing::join_shape;
+using testing::join_case;
 
-void expect_same_as_oracle(const join_shape& shape, const join_output& expected, const radix_join_options& options) {
+void expect_same_as_oracle(const join_case& shape, const join_output& expected, const radix_join_options& options) {
   SCOPED_TRACE(::testing::Message() << shape.name << " bits " << options.bits << " passes " << options.passes << " wc "
                                   << options.write_combine << " threads " << options.threads);
   radix_join_options materialized = options;
@@ -37,7 +37,7 @@ void expect_same_as_oracle(const join_shape& shape, const join_output& expected,
 
 TEST(RadixJoin, MatchesTheOracleOnEveryShape) {
   for (std::uint64_t seed = 1; seed <= 2; ++seed) {
-    for (const join_shape& shape : testing::join_shapes(seed)) {
+    for (const join_case& shape : testing::partitioned_join_cases(seed)) {
       const join_output expected = testing::reference_join(shape.build, shape.probe);
       for (unsigned bits : {1u, 4u, 10u, 14u}) {
         for (unsigned passes : {1u, 2u}) {
