@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "process.hpp"
@@ -98,6 +100,37 @@ inline void expect_refused(const std::string& experiment, const std::vector<refu
 }
 
 // Tests of the program skip in builds without it.
+// The rows of `braid-bench run EXPERIMENT ARGUMENTS --format csv --repetitions 1`, which must
+// succeed.
+inline std::vector<row> run_rows(const std::string& experiment, std::vector<std::string> arguments) {
+  arguments.insert(arguments.begin(), {program, "run", experiment});
+  arguments.insert(arguments.end(), {"--format", "csv", "--repetitions", "1"});
+  const program_result result = run_program(arguments);
+  EXPECT_EQ(result.exit_status, 0) << result.output;
+  return parse_csv(result).rows;
+}
+
+// The distinct values of `field` over `rows`.
+inline std::set<std::string> values_of(const std::vector<row>& rows, const std::string& field) {
+  std::set<std::string> values;
+  for (const row& r : rows) values.insert(r.at(field));
+  return values;
+}
+
+// Each `braid-bench run ARGUMENTS --quick` exits 2 with one line that contains its text.
+using usage_error_case = std::pair<std::vector<std::string>, std::string>;
+inline void expect_usage_errors(const std::vector<usage_error_case>& cases) {
+  for (const auto& [arguments, expected] : cases) {
+    std::vector<std::string> command = {program, "run"};
+    command.insert(command.end(), arguments.begin(), arguments.end());
+    command.push_back("--quick");
+    const program_result result = run_program(command);
+    EXPECT_EQ(result.exit_status, 2) << arguments.back() << ": " << result.output;
+    EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 1) << result.output;
+    EXPECT_NE(result.output.find(expected), std::string::npos) << result.output;
+  }
+}
+
 class bench_program_test : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -18,24 +18,13 @@ namespace {
 
 using test_support::program;
 using test_support::row;
-
-std::vector<row> bench(const std::string& experiment, std::vector<std::string> arguments) {
-  arguments.insert(arguments.begin(), {program, "run", experiment});
-  arguments.insert(arguments.end(), {"--format", "csv", "--repetitions", "1"});
-  const program_result result = run_program(arguments);
-  EXPECT_EQ(result.exit_status, 0) << result.output;
-  return test_support::parse_csv(result).rows;
-}
-
-std::set<std::string> values_of(const std::vector<row>& rows, const std::string& field) {
-  std::set<std::string> values;
-  for (const row& r : rows) values.insert(r.at(field));
-  return values;
-}
+using test_support::run_rows;
+using test_support::values_of;
+using test_support::expect_usage_errors;
 
 TEST(ColumnInPredicate, OptionsReachTheRun) {
   if (program.empty()) GTEST_SKIP() << "this build has no braid-bench";
-  const std::vector<row> rows = bench("column-in-predicate", {"--size", "64KiB,256KiB", "--keys", "5000", "--group", "3,5",
+  const std::vector<row> rows = run_rows("column-in-predicate", {"--size", "64KiB,256KiB", "--keys", "5000", "--group", "3,5",
                                                              "--technique", "naive,gp,coro_nested", "--set", "list=123",
                                                              "--pages", "4k"});
   ASSERT_FALSE(rows.empty());
@@ -72,17 +61,17 @@ TEST(ColumnInPredicate, OptionsReachTheRun) {
     }
     EXPECT_EQ(counts.size(), 1u) << size;
   }
-  const std::vector<row> main_only = bench("column-in-predicate", {"--size", "64KiB", "--keys", "100", "--group", "2",
+  const std::vector<row> main_only = run_rows("column-in-predicate", {"--size", "64KiB", "--keys", "100", "--group", "2",
                                                                   "--set", "fragment=main"});
   EXPECT_EQ(values_of(main_only, "structure"), (std::set<std::string>{"column-main"}));
-  const std::vector<row> delta_only = bench("column-in-predicate", {"--size", "64KiB", "--keys", "100", "--group", "2",
+  const std::vector<row> delta_only = run_rows("column-in-predicate", {"--size", "64KiB", "--keys", "100", "--group", "2",
                                                                    "--set", "fragment=delta"});
   EXPECT_EQ(values_of(delta_only, "structure"), (std::set<std::string>{"column-delta"}));
 }
 
 TEST(ColumnReconstruction, OptionsReachTheRun) {
   if (program.empty()) GTEST_SKIP() << "this build has no braid-bench";
-  const std::vector<row> rows = bench("column-reconstruction", {"--size", "1MiB", "--keys", "50", "--group", "2,7",
+  const std::vector<row> rows = run_rows("column-reconstruction", {"--size", "1MiB", "--keys", "50", "--group", "2,7",
                                                                "--set", "columns=3,9", "--technique",
                                                                "naive,elided,nested,flat,context,wrapped"});
   ASSERT_FALSE(rows.empty());
@@ -106,11 +95,11 @@ TEST(ColumnReconstruction, OptionsReachTheRun) {
     }
   }
   for (const auto& [width, sums] : checksums) EXPECT_EQ(sums.size(), 1u) << width;
-  const std::vector<row> some = bench("column-reconstruction", {"--size", "256KiB", "--keys", "10", "--group", "4",
+  const std::vector<row> some = run_rows("column-reconstruction", {"--size", "256KiB", "--keys", "10", "--group", "4",
                                                                "--set", "columns=5", "--technique", "flat"});
   EXPECT_EQ(values_of(some, "technique"), (std::set<std::string>{"flat"}));
   // Fig. 4.17: every column an integer, 8 bytes per row, a checksum of its own.
-  const std::vector<row> integers = bench("column-reconstruction", {"--size", "1MiB", "--keys", "50", "--group", "2",
+  const std::vector<row> integers = run_rows("column-reconstruction", {"--size", "1MiB", "--keys", "50", "--group", "2",
                                                                    "--set", "columns=9", "--set", "types=integer"});
   ASSERT_FALSE(integers.empty());
   EXPECT_EQ(values_of(integers, "types"), (std::set<std::string>{"integer"}));
@@ -121,7 +110,7 @@ TEST(ColumnReconstruction, OptionsReachTheRun) {
 
 TEST(ColumnStoreExperiments, RefuseBadValues) {
   if (program.empty()) GTEST_SKIP() << "this build has no braid-bench";
-  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+  const std::vector<test_support::usage_error_case> cases = {
       {{"column-in-predicate", "--set", "list=0"}, "list=0"},
       {{"column-in-predicate", "--set", "list=x"}, "list=x"},
       {{"column-in-predicate", "--set", "fragment=both2"}, "fragment=both2"},
@@ -134,15 +123,7 @@ TEST(ColumnStoreExperiments, RefuseBadValues) {
       {{"column-reconstruction", "--set", "types=text"}, "types=text"},
       {{"column-reconstruction", "--set", "types=Mixed"}, "types=Mixed"},
   };
-  for (const auto& [arguments, expected] : cases) {
-    std::vector<std::string> command = {program, "run"};
-    command.insert(command.end(), arguments.begin(), arguments.end());
-    command.push_back("--quick");
-    const program_result result = run_program(command);
-    EXPECT_EQ(result.exit_status, 2) << arguments.back() << ": " << result.output;
-    EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 1) << result.output;
-    EXPECT_NE(result.output.find(expected), std::string::npos) << result.output;
-  }
+  expect_usage_errors(cases);
 }
 
 }  // namespace

@@ -18,20 +18,9 @@ namespace {
 
 using test_support::program;
 using test_support::row;
-
-std::vector<row> bench(const std::string& experiment, std::vector<std::string> arguments) {
-  arguments.insert(arguments.begin(), {program, "run", experiment});
-  arguments.insert(arguments.end(), {"--format", "csv"});
-  const program_result result = run_program(arguments);
-  EXPECT_EQ(result.exit_status, 0) << result.output;
-  return test_support::parse_csv(result).rows;
-}
-
-std::set<std::string> values_of(const std::vector<row>& rows, const std::string& field) {
-  std::set<std::string> values;
-  for (const row& r : rows) values.insert(r.at(field));
-  return values;
-}
+using test_support::run_rows;
+using test_support::values_of;
+using test_support::expect_usage_errors;
 
 std::vector<row> where(const std::vector<row>& rows, const std::string& field, const std::string& value) {
   std::vector<row> kept;
@@ -42,7 +31,7 @@ std::vector<row> where(const std::vector<row>& rows, const std::string& field, c
 TEST(JoinNoPartition, OptionsReachTheRun) {
   if (program.empty()) GTEST_SKIP() << "this build has no braid-bench";
   const std::vector<row> rows =
-      bench("join-no-partition", {"--size", "256KiB", "--keys", "3000", "--group", "3,5", "--technique", "naive,gp,coro",
+      run_rows("join-no-partition", {"--size", "256KiB", "--keys", "3000", "--group", "3,5", "--technique", "naive,gp,coro",
                                   "--threads", "1,2", "--dist", "zipf:0.9", "--pages", "4k", "--repetitions", "1"});
   ASSERT_FALSE(rows.empty());
   EXPECT_EQ(values_of(rows, "phase"), (std::set<std::string>{"allocate", "build", "probe"}));
@@ -74,7 +63,13 @@ TEST(JoinNoPartition, OptionsReachTheRun) {
   EXPECT_EQ(values_of(builds, "ops"), (std::set<std::string>{"6144"}));
   EXPECT_EQ(builds.size(), 5u);
   EXPECT_EQ(values_of(builds, "checksum").size(), 1u);
-  for (const row& r : builds) EXPECT_TRUE(r.contains("insert_speedup_vs_naive") && r.contains("allocate_ms"));
+  for (const row& r : builds) {
+    EXPECT_FALSE(r.at("allocate_ms").empty());
+    // The inserts' own speedup is given when the builds took longer than the allocation, which
+    // a build this small may not in a noisy run.
+    if (r.contains("insert_speedup_vs_naive") && !r.at("insert_speedup_vs_naive").empty())
+      EXPECT_GT(std::stod(r.at("insert_speedup_vs_naive")), 0.0);
+  }
   EXPECT_EQ(where(rows, "phase", "allocate").size(), 1u);
 
   // The distribution and the seed change the probe relation, and so the join's checksum.
@@ -83,7 +78,7 @@ TEST(JoinNoPartition, OptionsReachTheRun) {
   auto probe_checksum = [&](std::vector<std::string> extra) {
     std::vector<std::string> arguments = small;
     arguments.insert(arguments.end(), extra.begin(), extra.end());
-    return values_of(where(bench("join-no-partition", arguments), "phase", "probe"), "checksum");
+    return values_of(where(run_rows("join-no-partition", arguments), "phase", "probe"), "checksum");
   };
   const auto uniform = probe_checksum({"--dist", "uniform"});
   EXPECT_EQ(uniform.size(), 1u);
@@ -94,17 +89,17 @@ TEST(JoinNoPartition, OptionsReachTheRun) {
   // --set phase picks the phases.
   std::vector<std::string> probe_only = small;
   probe_only.insert(probe_only.end(), {"--set", "phase=probe"});
-  EXPECT_EQ(values_of(bench("join-no-partition", probe_only), "phase"), (std::set<std::string>{"probe"}));
+  EXPECT_EQ(values_of(run_rows("join-no-partition", probe_only), "phase"), (std::set<std::string>{"probe"}));
   std::vector<std::string> build_only = small;
   build_only.insert(build_only.end(), {"--set", "phase=build"});
-  const std::vector<row> built = bench("join-no-partition", build_only);
+  const std::vector<row> built = run_rows("join-no-partition", build_only);
   EXPECT_EQ(values_of(built, "phase"), (std::set<std::string>{"allocate", "build"}));
   for (const row& r : built) EXPECT_GE(std::stoll(r.at("size_bytes")), 1024 * 64) << r.at("technique");
 }
 
 TEST(JoinNoPartition, QuickRunsEveryTechnique) {
   if (program.empty()) GTEST_SKIP() << "this build has no braid-bench";
-  const std::vector<row> rows = bench("join-no-partition", {"--quick"});
+  const std::vector<row> rows = run_rows("join-no-partition", {"--quick"});
   ASSERT_FALSE(rows.empty());
   for (const std::string phase : {"build", "probe"}) {
     const std::vector<row> those = where(rows, "phase", phase);
@@ -116,7 +111,7 @@ TEST(JoinNoPartition, QuickRunsEveryTechnique) {
 TEST(JoinIndex, OptionsReachTheRun) {
   if (program.empty()) GTEST_SKIP() << "this build has no braid-bench";
   const std::vector<row> rows =
-      bench("join-index", {"--size", "64KiB", "--keys", "2000", "--group", "2,9", "--technique", "naive,gp,coro_nested",
+      run_rows("join-index", {"--size", "64KiB", "--keys", "2000", "--group", "2,9", "--technique", "naive,gp,coro_nested",
                            "--set", "index=csb-plus-tree,masstree", "--dist", "sorted", "--repetitions", "1"});
   ASSERT_FALSE(rows.empty());
   EXPECT_EQ(values_of(rows, "structure"), (std::set<std::string>{"csb-plus-tree", "masstree"}));
@@ -133,7 +128,7 @@ TEST(JoinIndex, OptionsReachTheRun) {
   EXPECT_EQ(values_of(rows, "distribution"), (std::set<std::string>{"sorted"}));
   EXPECT_EQ(values_of(rows, "checksum").size(), 1u);  // every index and technique: one join
 
-  const std::vector<row> quick = bench("join-index", {"--quick"});
+  const std::vector<row> quick = run_rows("join-index", {"--quick"});
   EXPECT_EQ(values_of(quick, "structure"), (std::set<std::string>{"bplus-tree", "csb-plus-tree", "masstree"}));
   EXPECT_EQ(values_of(quick, "checksum").size(), 1u);
   EXPECT_EQ(values_of(where(quick, "structure", "bplus-tree"), "technique"),
@@ -142,7 +137,7 @@ TEST(JoinIndex, OptionsReachTheRun) {
 
 TEST(JoinExperiments, RefuseBadValues) {
   if (program.empty()) GTEST_SKIP() << "this build has no braid-bench";
-  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+  const std::vector<test_support::usage_error_case> cases = {
       {{"join-no-partition", "--technique", "fiber"}, "fiber"},
       {{"join-no-partition", "--group", "0"}, "--group"},
       {{"join-no-partition", "--set", "index=masstree"}, "not a setting"},
@@ -151,15 +146,7 @@ TEST(JoinExperiments, RefuseBadValues) {
       {{"join-index", "--threads", "2"}, "--threads"},
       {{"join-index", "--technique", "imlp-static"}, "imlp-static"},
   };
-  for (const auto& [arguments, expected] : cases) {
-    std::vector<std::string> command = {program, "run"};
-    command.insert(command.end(), arguments.begin(), arguments.end());
-    command.push_back("--quick");
-    const program_result result = run_program(command);
-    EXPECT_EQ(result.exit_status, 2) << arguments.back() << ": " << result.output;
-    EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 1) << result.output;
-    EXPECT_NE(result.output.find(expected), std::string::npos) << result.output;
-  }
+  expect_usage_errors(cases);
 }
 
 }  // namespace

@@ -20,24 +20,13 @@ namespace {
 
 using test_support::program;
 using test_support::row;
-
-std::vector<row> bench(const std::string& experiment, std::vector<std::string> arguments) {
-  arguments.insert(arguments.begin(), {program, "run", experiment});
-  arguments.insert(arguments.end(), {"--format", "csv", "--repetitions", "1"});
-  const program_result result = run_program(arguments);
-  EXPECT_EQ(result.exit_status, 0) << result.output;
-  return test_support::parse_csv(result).rows;
-}
-
-std::set<std::string> values_of(const std::vector<row>& rows, const std::string& field) {
-  std::set<std::string> values;
-  for (const row& r : rows) values.insert(r.at(field));
-  return values;
-}
+using test_support::run_rows;
+using test_support::values_of;
+using test_support::expect_usage_errors;
 
 TEST(RadixPartitionExperiment, OptionsReachTheRun) {
   if (program.empty()) GTEST_SKIP() << "this build has no braid-bench";
-  const std::vector<row> rows = bench("radix-partition", {"--size", "1MiB,256KiB", "--set", "bits=3,7", "--set",
+  const std::vector<row> rows = run_rows("radix-partition", {"--size", "1MiB,256KiB", "--set", "bits=3,7", "--set",
                                                           "fragment=64,128", "--set", "wc=on", "--set", "passes=2"});
   ASSERT_EQ(rows.size(), 2u * 2u * 3u) << "sizes x bits x (classical + two capacities)";
   EXPECT_EQ(values_of(rows, "size_bytes"), (std::set<std::string>{"1048576", "262144"}));
@@ -55,7 +44,7 @@ TEST(RadixPartitionExperiment, OptionsReachTheRun) {
   }
   for (const auto& [configuration, values] : checksums) EXPECT_EQ(values.size(), 1u) << configuration;
 
-  const std::vector<row> micro_only = bench("radix-partition", {"--quick", "--size", "64KiB", "--technique", "micro",
+  const std::vector<row> micro_only = run_rows("radix-partition", {"--quick", "--size", "64KiB", "--technique", "micro",
                                                                 "--set", "bits=5", "--set", "fragment=256"});
   ASSERT_EQ(micro_only.size(), 2u) << "wc off and on";
   EXPECT_EQ(values_of(micro_only, "technique"), (std::set<std::string>{"micro"}));
@@ -66,7 +55,7 @@ TEST(RadixPartitionExperiment, OptionsReachTheRun) {
 TEST(RadixJoinExperiment, OptionsReachTheRun) {
   if (program.empty()) GTEST_SKIP() << "this build has no braid-bench";
   const std::vector<row> rows =
-      bench("radix-join", {"--quick", "--size", "1MiB", "--threads", "1", "--set", "bits=5", "--set", "fragment=64",
+      run_rows("radix-join", {"--quick", "--size", "1MiB", "--threads", "1", "--set", "bits=5", "--set", "fragment=64",
                            "--set", "prefetch=512", "--set", "build=128KiB", "--set", "passes=2", "--set", "wc=on"});
   ASSERT_EQ(rows.size(), 2u * 3u) << "(classical + one capacity) x three phases";
   EXPECT_EQ(values_of(rows, "phase"), (std::set<std::string>{"partition", "build+probe", "total"}));
@@ -85,7 +74,7 @@ TEST(RadixJoinExperiment, OptionsReachTheRun) {
   }
 
   const std::vector<row> two_threads =
-      bench("radix-join", {"--quick", "--size", "512KiB", "--threads", "2", "--set", "bits=3", "--technique", "micro"});
+      run_rows("radix-join", {"--quick", "--size", "512KiB", "--threads", "2", "--set", "bits=3", "--technique", "micro"});
   ASSERT_EQ(two_threads.size(), 2u * 3u) << "two default capacities x three phases";
   EXPECT_EQ(values_of(two_threads, "threads"), (std::set<std::string>{"2"}));
   EXPECT_EQ(values_of(two_threads, "bits"), (std::set<std::string>{"3"}));
@@ -95,7 +84,7 @@ TEST(RadixJoinExperiment, OptionsReachTheRun) {
   EXPECT_EQ(values_of(two_threads, "schedule"), (std::set<std::string>{"pairs"})) << "the default";
 
   const std::vector<row> schedules =
-      bench("radix-join", {"--quick", "--size", "512KiB", "--threads", "2", "--set", "bits=4", "--set", "fragment=128",
+      run_rows("radix-join", {"--quick", "--size", "512KiB", "--threads", "2", "--set", "bits=4", "--set", "fragment=128",
                            "--set", "schedule=phases,pairs"});
   ASSERT_EQ(schedules.size(), 3u * 3u) << "(classical + micro per schedule) x three phases";
   EXPECT_EQ(values_of(schedules, "schedule"), (std::set<std::string>{"", "phases", "pairs"}));
@@ -105,7 +94,7 @@ TEST(RadixJoinExperiment, OptionsReachTheRun) {
 
 TEST(RadixExperiments, RefuseBadValues) {
   if (program.empty()) GTEST_SKIP() << "this build has no braid-bench";
-  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+  const std::vector<test_support::usage_error_case> cases = {
       {{"radix-partition", "--set", "bits=0"}, "bits=0"},
       {{"radix-partition", "--set", "bits=21"}, "bits=21"},
       {{"radix-partition", "--set", "bits=x"}, "bits=x"},
@@ -121,15 +110,7 @@ TEST(RadixExperiments, RefuseBadValues) {
       {{"radix-join", "--threads", "0"}, "--threads"},
       {{"radix-join", "--set", "schedule=sometimes"}, "schedule=sometimes"},
   };
-  for (const auto& [arguments, expected] : cases) {
-    std::vector<std::string> command = {program, "run"};
-    command.insert(command.end(), arguments.begin(), arguments.end());
-    command.push_back("--quick");
-    const program_result result = run_program(command);
-    EXPECT_EQ(result.exit_status, 2) << arguments.back() << ": " << result.output;
-    EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 1) << result.output;
-    EXPECT_NE(result.output.find(expected), std::string::npos) << result.output;
-  }
+  expect_usage_errors(cases);
 }
 
 }  // namespace
