@@ -28,7 +28,7 @@ static_assert(sizeof(line_buffer) == line_bytes);
 // Copies a full line; `target` is 64-byte aligned.
 inline void stream_line(tuple* target, const line_buffer& source) noexcept {
 #if defined(__AVX512F__)
-  _mm512_stream_si512(reinterpret_cast<void*>(target), _mm512_load_si512(static_cast<const void*>(source.slots)));
+  _mm512_stream_si512(reinterpret_cast<__m512i*>(target), _mm512_load_si512(static_cast<const void*>(source.slots)));
 #elif defined(__SSE2__)
   auto* to = reinterpret_cast<__m128i*>(target);
   const auto* from = reinterpret_cast<const __m128i*>(source.slots);
