@@ -67,8 +67,9 @@ TEST(JoinNoPartition, OptionsReachTheRun) {
     EXPECT_FALSE(r.at("allocate_ms").empty());
     // The inserts' own speedup is given when the builds took longer than the allocation, which
     // a build this small may not in a noisy run.
-    if (r.contains("insert_speedup_vs_naive") && !r.at("insert_speedup_vs_naive").empty())
+    if (r.contains("insert_speedup_vs_naive") && !r.at("insert_speedup_vs_naive").empty()) {
       EXPECT_GT(std::stod(r.at("insert_speedup_vs_naive")), 0.0);
+    }
   }
   EXPECT_EQ(where(rows, "phase", "allocate").size(), 1u);
 
