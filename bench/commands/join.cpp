@@ -12,13 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "braid/join/hash_join.hpp"
-#include "braid/join/index_join.hpp"
 #include "braid/join/micro_radix_join.hpp"
 #include "braid/join/radix_join.hpp"
 #include "braid/join/tbl_reader.hpp"
 #include "commands.hpp"
 #include "experiment.hpp"
+#include "join_runs.hpp"
 #include "results.hpp"
 
 namespace braid::bench {
@@ -158,14 +157,6 @@ using join_run = std::function<join::join_output(bool materialize)>;
 join_run algorithm_run(const std::string& name, const join_command_options& options,
                        std::span<const join::tuple> build, std::span<const join::tuple> probe,
                        std::optional<tasks::runtime>& runtime) {
-  if (name == "no-partition") {
-    return [=](bool materialize) {
-      return join::no_partition_join(build, probe,
-                                     {.build_technique = options.how, .probe_technique = options.how,
-                                      .group = options.group, .threads = options.threads,
-                                      .materialize = materialize});
-    };
-  }
   if (name == "radix") {
     return [=](bool materialize) {
       return join::radix_join(build, probe,
@@ -188,16 +179,9 @@ join_run algorithm_run(const std::string& name, const join_command_options& opti
                                      .materialize = materialize});
     };
   }
-  // The index joins: R's keys must be unique (an index holds a key once).
+  // no-partition and the index joins (an index refuses repeated keys in R).
   return [=](bool materialize) {
-    if (name == "index-bplus")
-      return join::index_nested_loop_join<join::bplus_join_index>(build, probe, options.how, options.group,
-                                                                  materialize);
-    if (name == "index-csb")
-      return join::index_nested_loop_join<join::csb_join_index>(build, probe, options.how, options.group,
-                                                                materialize);
-    return join::index_nested_loop_join<join::masstree_join_index>(build, probe, options.how, options.group,
-                                                                   materialize);
+    return run_coroutine_join(name, build, probe, options.how, options.group, options.threads, materialize);
   };
 }
 

@@ -39,6 +39,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,7 @@
 #include "braid/join/index_join.hpp"
 #include "braid/join/relation.hpp"
 #include "experiment.hpp"
+#include "join_runs.hpp"
 #include "measure.hpp"
 #include "workloads.hpp"
 
@@ -438,4 +440,22 @@ const registration index_join_experiment{experiment{
 }};
 
 }  // namespace
+
+join::join_output run_coroutine_join(const std::string& algorithm, std::span<const tuple> build,
+                                     std::span<const tuple> probe, technique how, std::size_t group,
+                                     unsigned threads, bool materialize) {
+  if (algorithm == "no-partition") {
+    return join::no_partition_join(build, probe,
+                                   {.build_technique = how, .probe_technique = how, .group = group,
+                                    .threads = threads, .materialize = materialize});
+  }
+  if (algorithm == "index-bplus")
+    return join::index_nested_loop_join<join::bplus_join_index>(build, probe, how, group, materialize);
+  if (algorithm == "index-csb")
+    return join::index_nested_loop_join<join::csb_join_index>(build, probe, how, group, materialize);
+  if (algorithm == "index-masstree")
+    return join::index_nested_loop_join<join::masstree_join_index>(build, probe, how, group, materialize);
+  throw std::invalid_argument("no coroutine join named '" + algorithm + "'");
+}
+
 }  // namespace braid::bench
