@@ -24,7 +24,7 @@
 //
 // join-index (the index join of the interleaving thesis): R (--size bytes of 16-byte tuples,
 // default a quarter of the DRAM-resident size, so that the indexes, 20 to 30 bytes per key,
-// take 5 to 8 times the last-level cache) bulk-loaded into a B+-tree (bplus-tree, 256-byte nodes) and a
+// take 5 to 8 times the last-level cache) bulk-loaded into a B+-tree (bplus-tree, 512-byte nodes) and a
 // CSB+-tree (csb-plus-tree, 64-byte nodes) and inserted into a Masstree (keys as 8 big-endian
 // bytes), probed by S (--keys, default min(|R|, 4M)) through each index's multi_find: every
 // technique the index has (naive, gp, amac, coro, coro_nested, fiber, adaptive; gp and amac
