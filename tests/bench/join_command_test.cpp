@@ -120,7 +120,8 @@ TEST_F(JoinCommand, MaterializesTheOraclesRows) {
   arguments.insert(arguments.end(), {"--algorithm", "micro-radix,no-partition", "--materialize", out, "--repetitions", "1"});
   ASSERT_EQ(join(arguments).exit_status, 0);
   std::ostringstream expected;
-  for (const join::joined_tuple& row : oracle().rows())
+  const join::join_output oracle_rows = oracle();
+  for (const join::joined_tuple& row : oracle_rows.rows())
     expected << row.key << '|' << row.build_payload << '|' << row.probe_payload << "|\n";
   std::ifstream written(out);
   std::ostringstream text;
