@@ -13,6 +13,8 @@ const std::vector<command>& commands() {
        join_command},
       {"list", "list [--names]", "experiments and figure presets, one a line, with the figure they reproduce",
        list_command},
+      {"query", "query --data DIR --query Q,... [options]",
+       "TPC-H queries as task pipelines over .tbl files: rows and times; `braid-bench query --help`", query_command},
       {"roofline", "roofline [options]",
        "this machine's dependent-load latency and memory-level parallelism (k = 1..64 chases)", roofline_command},
       {"run", "run NAME [options]", "run one experiment or figure preset; `braid-bench run --help` for the options",

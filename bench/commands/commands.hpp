@@ -15,6 +15,7 @@ using command_function = int (*)(const std::vector<std::string>& arguments);
 int headline_command(const std::vector<std::string>& arguments);
 int join_command(const std::vector<std::string>& arguments);
 int list_command(const std::vector<std::string>& arguments);
+int query_command(const std::vector<std::string>& arguments);
 int roofline_command(const std::vector<std::string>& arguments);
 int run_command(const std::vector<std::string>& arguments);
 int table_command(const std::vector<std::string>& arguments);
