@@ -9,8 +9,17 @@
 // "23.50" loads as 2350); dates date (YYYY-MM-DD); every CHAR / VARCHAR column text.
 // Decimal fields: optional '-', digits, optional '.' and at most `scale` fraction digits.
 //
+// Integer fields: optional '-', digits, within std::int64_t. Dates: exactly YYYY-MM-DD, a
+// real calendar day (std::chrono), loaded as days since 1970-01-01. Text: the field as it is.
+// Only the kept columns' fields are parsed; every row must still have exactly the table's
+// number of fields.
+//
 // Errors: a missing file, a malformed field or a row with the wrong number of fields throws
-// join::tbl_error "FILE:LINE: column NAME: what"; nothing is returned half-loaded.
+// join::tbl_error "FILE:LINE: column NAME: what" (a row with too many fields names the column
+// after which the extra field follows); nothing is returned half-loaded.
+//
+// Complexity: O(file size) time; memory as table_builder (the kept columns only) plus the
+// reader's block.
 #pragma once
 
 #include <array>
@@ -49,6 +58,9 @@ struct tpch_load_options {
 
 // `path` is the table's .tbl file.
 table load_tpch_table(const std::filesystem::path& path, tpch_table which, const tpch_load_options& options = {});
+// The same over text in memory; `name` stands for the file in error messages (tests, fuzzing).
+table load_tpch_table_text(std::string_view text, const std::string& name, tpch_table which,
+                           const tpch_load_options& options = {});
 
 // The tables of a directory holding <name>.tbl files.
 class tpch_database {
