@@ -21,9 +21,12 @@ constexpr std::int64_t lowest = std::numeric_limits<std::int32_t>::min();
 constexpr std::int64_t highest = std::numeric_limits<std::int64_t>::max();
 
 std::int64_t day_number(std::chrono::sys_days day) { return day.time_since_epoch().count(); }
+// The same day of the month `months` later, clamped to that month's last day.
 std::int64_t plus_months(std::chrono::sys_days day, int months) {
-  const std::chrono::year_month_day date{day};
-  return day_number(std::chrono::sys_days{date + std::chrono::months{months}});
+  const std::chrono::year_month_day start{day};
+  const std::chrono::year_month target = std::chrono::year_month{start.year(), start.month()} + std::chrono::months{months};
+  const std::chrono::year_month_day_last last{target.year(), std::chrono::month_day_last{target.month()}};
+  return day_number(std::chrono::sys_days{std::chrono::year_month_day{target.year(), target.month(), std::min(start.day(), last.day())}});
 }
 
 // Revenue terms: price (scale 2) x (1 - discount) (scale 2) = scale 4.
@@ -437,10 +440,10 @@ query_run returned_item_reporting(const tpch_database& data, tasks::runtime& run
   const std::size_t nation_key = customer.column_index("c_nationkey");
   for (const auto& g : revenue.groups()) {
     const auto c = customer_rows.find(g.key);
-    if (!c) throw std::logic_error("query Q10: an order's customer is missing");
+    if (!c) continue;  // an order whose customer is missing joins with nothing
     const auto row = static_cast<std::uint64_t>(*c);
     const auto n = nation_rows.find(static_cast<std::uint64_t>(customer.at(row, nation_key).number));
-    if (!n) throw std::logic_error("query Q10: a customer's nation is missing");
+    if (!n) continue;
     out.rows.rows.push_back({cell::integer(static_cast<std::int64_t>(g.key)), customer.at(row, customer.column_index("c_name")),
                              cell::decimal(g.values[0], 4), customer.at(row, customer.column_index("c_acctbal")),
                              nation.at(static_cast<std::uint64_t>(*n), nation.column_index("n_name")),
