@@ -94,9 +94,15 @@ TEST_P(dataflow_test, barrier_completion_sees_every_fragment_once_in_every_final
       EXPECT_EQ(statistics.fragments, source.fragment_count());
       EXPECT_EQ(statistics.bytes_accessed, 5000U * 8U);
       EXPECT_EQ(statistics.pipelines, 1U);
-      if (w > 1 && mode == finalize_mode::parallel) EXPECT_EQ(sums.finalized_parts_.load(), static_cast<int>(w));
-      if (w > 1 && mode == finalize_mode::reduce) EXPECT_EQ(sums.merges_.load(), static_cast<int>(w - 1));
-      if (w > 1 && mode == finalize_mode::sequential) EXPECT_EQ(sums.merges_.load(), static_cast<int>(w - 1));
+      if (w > 1 && mode == finalize_mode::parallel) {
+        EXPECT_EQ(sums.finalized_parts_.load(), static_cast<int>(w));
+      }
+      if (w > 1 && mode == finalize_mode::reduce) {
+        EXPECT_EQ(sums.merges_.load(), static_cast<int>(w - 1));
+      }
+      if (w > 1 && mode == finalize_mode::sequential) {
+        EXPECT_EQ(sums.merges_.load(), static_cast<int>(w - 1));
+      }
     }
   }
 }

@@ -50,7 +50,9 @@ std::vector<std::int64_t> selected(const table& t, const predicate& p, bool odd_
       n = p.select(t, f, nullptr, tuples, out.data());
     }
     for (std::uint32_t i = 0; i < n; ++i) {
-      if (i > 0) EXPECT_LT(out[i - 1], out[i]);
+      if (i > 0) {
+        EXPECT_LT(out[i - 1], out[i]);
+      }
       ids.push_back(t.column_data<std::int64_t>(f, 0)[out[i]]);
     }
     EXPECT_EQ(p.count(t, f), p.select(t, f, nullptr, tuples, out.data()));

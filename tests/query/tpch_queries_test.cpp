@@ -116,7 +116,8 @@ TEST_F(tpch_queries, other_parameters_agree_with_the_reference_too) {
     const result expected = bench::tpch::reference_query(number, *reference_, changed);
     for (const unsigned workers : {1U, 2U}) {
       const query_run run = run_tpch_query(number, database(1024), runtime(workers), changed, {});
-      expect_same(run.rows, expected, "Q" + std::to_string(number) + " changed parameters, workers " + std::to_string(workers));
+      const std::string where = "Q" + std::to_string(number) + " changed parameters, workers " + std::to_string(workers);
+      expect_same(run.rows, expected, where);
     }
   }
 }
