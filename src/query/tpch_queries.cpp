@@ -105,10 +105,6 @@ class plan {
   std::vector<std::unique_ptr<group_aggregate>> aggregates_;
 };
 
-template <class T>
-const T* column(const table& source, std::size_t f, std::string_view name) {
-  return source.column_data<T>(f, source.column_index(name));
-}
 
 std::uint64_t row_of(const table& source, std::size_t f, std::uint32_t r) { return source.header(f).first_row + r; }
 
@@ -118,18 +114,24 @@ query_run pricing_summary(const tpch_database& data, tasks::runtime& runtime, co
                           std::optional<std::int64_t> last_shipdate) {
   plan q(data, runtime, options);
   const table& lineitem = q.get(tpch_table::lineitem);
+  const std::size_t l_quantity = lineitem.column_index("l_quantity");
+  const std::size_t l_extendedprice = lineitem.column_index("l_extendedprice");
+  const std::size_t l_discount = lineitem.column_index("l_discount");
+  const std::size_t l_tax = lineitem.column_index("l_tax");
+  const std::size_t l_returnflag = lineitem.column_index("l_returnflag");
+  const std::size_t l_linestatus = lineitem.column_index("l_linestatus");
   const predicate* filter = last_shipdate ? q.keep(predicate::range(lineitem, "l_shipdate", lowest, *last_shipdate)) : nullptr;
   // sum_qty, sum_base_price, sum_disc_price, sum_charge, sum_disc, count
   group_aggregate& groups = q.aggregate(6);
   q.scan("q1 lineitem", lineitem, filter, nullptr,
          {"l_quantity", "l_extendedprice", "l_discount", "l_tax", "l_returnflag", "l_linestatus"}, &groups,
-         [&lineitem, &groups](unsigned worker, std::size_t f, const std::uint32_t* rows, std::uint32_t count) {
-           const auto* quantity = column<std::int64_t>(lineitem, f, "l_quantity");
-           const auto* price = column<std::int64_t>(lineitem, f, "l_extendedprice");
-           const auto* discount = column<std::int64_t>(lineitem, f, "l_discount");
-           const auto* tax = column<std::int64_t>(lineitem, f, "l_tax");
-           const auto* flag = column<std::uint32_t>(lineitem, f, "l_returnflag");
-           const auto* status = column<std::uint32_t>(lineitem, f, "l_linestatus");
+         [&](unsigned worker, std::size_t f, const std::uint32_t* rows, std::uint32_t count) {
+           const auto* quantity = lineitem.column_data<std::int64_t>(f, l_quantity);
+           const auto* price = lineitem.column_data<std::int64_t>(f, l_extendedprice);
+           const auto* discount = lineitem.column_data<std::int64_t>(f, l_discount);
+           const auto* tax = lineitem.column_data<std::int64_t>(f, l_tax);
+           const auto* flag = lineitem.column_data<std::uint32_t>(f, l_returnflag);
+           const auto* status = lineitem.column_data<std::uint32_t>(f, l_linestatus);
            for (std::uint32_t i = 0; i < count; ++i) {
              const std::uint32_t r = rows[i];
              int128* sums = groups.accumulators(worker, (std::uint64_t{flag[r]} << 32) | status[r]);
@@ -168,13 +170,21 @@ query_run shipping_priority(const tpch_database& data, tasks::runtime& runtime, 
   const table& customer = q.get(tpch_table::customer);
   const table& orders = q.get(tpch_table::orders);
   const table& lineitem = q.get(tpch_table::lineitem);
+  const std::size_t c_custkey = customer.column_index("c_custkey");
+  const std::size_t o_orderkey = orders.column_index("o_orderkey");
+  const std::size_t o_custkey = orders.column_index("o_custkey");
+  const std::size_t o_orderdate = orders.column_index("o_orderdate");
+  const std::size_t o_shippriority = orders.column_index("o_shippriority");
+  const std::size_t l_orderkey = lineitem.column_index("l_orderkey");
+  const std::size_t l_extendedprice = lineitem.column_index("l_extendedprice");
+  const std::size_t l_discount = lineitem.column_index("l_discount");
   const std::int64_t date = day_number(parameters.q3_date);
 
   join_table& customers = q.join(true);
   const auto build_customers = q.scan(
       "q3 customer", customer, q.keep(predicate::text_equals(customer, "c_mktsegment", parameters.q3_segment)), nullptr,
       {"c_custkey"}, &customers, [&](unsigned worker, std::size_t f, const std::uint32_t* rows, std::uint32_t count) {
-        const auto* key = column<std::int64_t>(customer, f, "c_custkey");
+        const auto* key = customer.column_data<std::int64_t>(f, c_custkey);
         for (std::uint32_t i = 0; i < count; ++i) customers.insert(worker, static_cast<std::uint64_t>(key[rows[i]]), 0);
       });
 
@@ -184,10 +194,10 @@ query_run shipping_priority(const tpch_database& data, tasks::runtime& runtime, 
       "q3 orders", orders, q.keep(predicate::range(orders, "o_orderdate", lowest, date - 1)), nullptr,
       {"o_orderkey", "o_custkey", "o_shippriority"}, &qualifying_orders,
       [&](unsigned worker, std::size_t f, const std::uint32_t* rows, std::uint32_t count) {
-        const auto* key = column<std::int64_t>(orders, f, "o_orderkey");
-        const auto* customer_key = column<std::int64_t>(orders, f, "o_custkey");
-        const auto* order_date = column<std::int32_t>(orders, f, "o_orderdate");
-        const auto* ship_priority = column<std::int64_t>(orders, f, "o_shippriority");
+        const auto* key = orders.column_data<std::int64_t>(f, o_orderkey);
+        const auto* customer_key = orders.column_data<std::int64_t>(f, o_custkey);
+        const auto* order_date = orders.column_data<std::int32_t>(f, o_orderdate);
+        const auto* ship_priority = orders.column_data<std::int64_t>(f, o_shippriority);
         for (std::uint32_t i = 0; i < count; ++i) {
           const std::uint32_t r = rows[i];
           const auto c = static_cast<std::uint64_t>(customer_key[r]);
@@ -204,9 +214,9 @@ query_run shipping_priority(const tpch_database& data, tasks::runtime& runtime, 
       "q3 lineitem", lineitem, q.keep(predicate::range(lineitem, "l_shipdate", date + 1, highest)), nullptr,
       {"l_orderkey", "l_extendedprice", "l_discount"}, &revenue,
       [&](unsigned worker, std::size_t f, const std::uint32_t* rows, std::uint32_t count) {
-        const auto* key = column<std::int64_t>(lineitem, f, "l_orderkey");
-        const auto* price = column<std::int64_t>(lineitem, f, "l_extendedprice");
-        const auto* discount = column<std::int64_t>(lineitem, f, "l_discount");
+        const auto* key = lineitem.column_data<std::int64_t>(f, l_orderkey);
+        const auto* price = lineitem.column_data<std::int64_t>(f, l_extendedprice);
+        const auto* discount = lineitem.column_data<std::int64_t>(f, l_discount);
         for (std::uint32_t i = 0; i < count; ++i) {
           const std::uint32_t r = rows[i];
           const auto k = static_cast<std::uint64_t>(key[r]);
@@ -242,6 +252,15 @@ query_run local_supplier_volume(const tpch_database& data, tasks::runtime& runti
   const table& customer = q.get(tpch_table::customer);
   const table& orders = q.get(tpch_table::orders);
   const table& lineitem = q.get(tpch_table::lineitem);
+  const std::size_t r_regionkey = region.column_index("r_regionkey");
+  const std::size_t n_nationkey = nation.column_index("n_nationkey");
+  const std::size_t n_regionkey = nation.column_index("n_regionkey");
+  const std::size_t o_orderkey = orders.column_index("o_orderkey");
+  const std::size_t o_custkey = orders.column_index("o_custkey");
+  const std::size_t l_orderkey = lineitem.column_index("l_orderkey");
+  const std::size_t l_suppkey = lineitem.column_index("l_suppkey");
+  const std::size_t l_extendedprice = lineitem.column_index("l_extendedprice");
+  const std::size_t l_discount = lineitem.column_index("l_discount");
   const std::int64_t from = day_number(parameters.q5_date);
   const std::int64_t until = plus_months(parameters.q5_date, 12);
 
@@ -249,7 +268,7 @@ query_run local_supplier_volume(const tpch_database& data, tasks::runtime& runti
   const auto build_regions = q.scan(
       "q5 region", region, q.keep(predicate::text_equals(region, "r_name", parameters.q5_region)), nullptr, {"r_regionkey"},
       &regions, [&](unsigned worker, std::size_t f, const std::uint32_t* rows, std::uint32_t count) {
-        const auto* key = column<std::int64_t>(region, f, "r_regionkey");
+        const auto* key = region.column_data<std::int64_t>(f, r_regionkey);
         for (std::uint32_t i = 0; i < count; ++i) regions.insert(worker, static_cast<std::uint64_t>(key[rows[i]]), 0);
       });
 
@@ -257,8 +276,8 @@ query_run local_supplier_volume(const tpch_database& data, tasks::runtime& runti
   join_table& nations = q.join(true);
   const auto build_nations = q.scan("q5 nation", nation, nullptr, nullptr, {"n_nationkey", "n_regionkey"}, &nations,
                                     [&](unsigned worker, std::size_t f, const std::uint32_t* rows, std::uint32_t count) {
-                                      const auto* key = column<std::int64_t>(nation, f, "n_nationkey");
-                                      const auto* region_key = column<std::int64_t>(nation, f, "n_regionkey");
+                                      const auto* key = nation.column_data<std::int64_t>(f, n_nationkey);
+                                      const auto* region_key = nation.column_data<std::int64_t>(f, n_regionkey);
                                       for (std::uint32_t i = 0; i < count; ++i) {
                                         const std::uint32_t r = rows[i];
                                         if (regions.find(static_cast<std::uint64_t>(region_key[r]))) {
@@ -272,10 +291,11 @@ query_run local_supplier_volume(const tpch_database& data, tasks::runtime& runti
   auto keyed_by_nation = [&](const table& source, std::string name, std::string_view key_column, std::string_view nation_column,
                              join_table& into) {
     return q.scan(std::move(name), source, nullptr, nullptr, {key_column, nation_column}, &into,
-                  [&source, &nations, &into, key_column, nation_column](unsigned worker, std::size_t f, const std::uint32_t* rows,
-                                                                         std::uint32_t count) {
-                    const auto* key = column<std::int64_t>(source, f, key_column);
-                    const auto* nation_key = column<std::int64_t>(source, f, nation_column);
+                  [&source, &nations, &into, key_index = source.column_index(key_column),
+                   nation_index = source.column_index(nation_column)](unsigned worker, std::size_t f, const std::uint32_t* rows,
+                                                                      std::uint32_t count) {
+                    const auto* key = source.column_data<std::int64_t>(f, key_index);
+                    const auto* nation_key = source.column_data<std::int64_t>(f, nation_index);
                     for (std::uint32_t i = 0; i < count; ++i) {
                       const std::uint32_t r = rows[i];
                       const auto n = static_cast<std::uint64_t>(nation_key[r]);
@@ -295,8 +315,8 @@ query_run local_supplier_volume(const tpch_database& data, tasks::runtime& runti
   const auto build_orders = q.scan(
       "q5 orders", orders, q.keep(predicate::range(orders, "o_orderdate", from, until - 1)), nullptr, {"o_orderkey", "o_custkey"},
       &qualifying_orders, [&](unsigned worker, std::size_t f, const std::uint32_t* rows, std::uint32_t count) {
-        const auto* key = column<std::int64_t>(orders, f, "o_orderkey");
-        const auto* customer_key = column<std::int64_t>(orders, f, "o_custkey");
+        const auto* key = orders.column_data<std::int64_t>(f, o_orderkey);
+        const auto* customer_key = orders.column_data<std::int64_t>(f, o_custkey);
         for (std::uint32_t i = 0; i < count; ++i) {
           const std::uint32_t r = rows[i];
           const auto c = static_cast<std::uint64_t>(customer_key[r]);
@@ -310,10 +330,10 @@ query_run local_supplier_volume(const tpch_database& data, tasks::runtime& runti
   const auto probe = q.scan(
       "q5 lineitem", lineitem, nullptr, nullptr, {"l_orderkey", "l_suppkey", "l_extendedprice", "l_discount"}, &revenue,
       [&](unsigned worker, std::size_t f, const std::uint32_t* rows, std::uint32_t count) {
-        const auto* key = column<std::int64_t>(lineitem, f, "l_orderkey");
-        const auto* supplier_key = column<std::int64_t>(lineitem, f, "l_suppkey");
-        const auto* price = column<std::int64_t>(lineitem, f, "l_extendedprice");
-        const auto* discount = column<std::int64_t>(lineitem, f, "l_discount");
+        const auto* key = lineitem.column_data<std::int64_t>(f, l_orderkey);
+        const auto* supplier_key = lineitem.column_data<std::int64_t>(f, l_suppkey);
+        const auto* price = lineitem.column_data<std::int64_t>(f, l_extendedprice);
+        const auto* discount = lineitem.column_data<std::int64_t>(f, l_discount);
         for (std::uint32_t i = 0; i < count; ++i) {
           const std::uint32_t r = rows[i];
           const auto k = static_cast<std::uint64_t>(key[r]);
@@ -355,6 +375,8 @@ query_run forecasting_revenue_change(const tpch_database& data, tasks::runtime& 
                                      const execution_options& options) {
   plan q(data, runtime, options);
   const table& lineitem = q.get(tpch_table::lineitem);
+  const std::size_t l_extendedprice = lineitem.column_index("l_extendedprice");
+  const std::size_t l_discount = lineitem.column_index("l_discount");
   const std::int64_t from = day_number(parameters.q6_date);
   const std::int64_t until = plus_months(parameters.q6_date, 12);
   const predicate* shipped = q.keep(predicate::range(lineitem, "l_shipdate", from, until - 1));
@@ -365,8 +387,8 @@ query_run forecasting_revenue_change(const tpch_database& data, tasks::runtime& 
   group_aggregate& revenue = q.aggregate(1);
   q.scan("q6 lineitem", lineitem, filter, shipped, {"l_extendedprice"}, &revenue,
          [&](unsigned worker, std::size_t f, const std::uint32_t* rows, std::uint32_t count) {
-           const auto* price = column<std::int64_t>(lineitem, f, "l_extendedprice");
-           const auto* discount = column<std::int64_t>(lineitem, f, "l_discount");
+           const auto* price = lineitem.column_data<std::int64_t>(f, l_extendedprice);
+           const auto* discount = lineitem.column_data<std::int64_t>(f, l_discount);
            int128 sum = 0;
            for (std::uint32_t i = 0; i < count; ++i) sum += int128{price[rows[i]]} * discount[rows[i]];
            if (count != 0) revenue.accumulators(worker, 0)[0] += sum;
@@ -388,14 +410,20 @@ query_run returned_item_reporting(const tpch_database& data, tasks::runtime& run
   const table& nation = q.get(tpch_table::nation);
   const table& orders = q.get(tpch_table::orders);
   const table& lineitem = q.get(tpch_table::lineitem);
+  const std::size_t o_orderkey = orders.column_index("o_orderkey");
+  const std::size_t o_custkey = orders.column_index("o_custkey");
+  const std::size_t l_orderkey = lineitem.column_index("l_orderkey");
+  const std::size_t l_extendedprice = lineitem.column_index("l_extendedprice");
+  const std::size_t l_discount = lineitem.column_index("l_discount");
   const std::int64_t from = day_number(parameters.q10_date);
   const std::int64_t until = plus_months(parameters.q10_date, 3);
 
   // Row references for the output columns.
   auto row_index = [&q](const table& source, std::string name, std::string_view key_column, join_table& into) {
     return q.scan(std::move(name), source, nullptr, nullptr, {key_column}, &into,
-                  [&source, &into, key_column](unsigned worker, std::size_t f, const std::uint32_t* rows, std::uint32_t count) {
-                    const auto* key = column<std::int64_t>(source, f, key_column);
+                  [&source, &into, key_index = source.column_index(key_column)](unsigned worker, std::size_t f,
+                                                                                const std::uint32_t* rows, std::uint32_t count) {
+                    const auto* key = source.column_data<std::int64_t>(f, key_index);
                     for (std::uint32_t i = 0; i < count; ++i) {
                       into.insert(worker, static_cast<std::uint64_t>(key[rows[i]]), static_cast<std::int64_t>(row_of(source, f, rows[i])));
                     }
@@ -410,8 +438,8 @@ query_run returned_item_reporting(const tpch_database& data, tasks::runtime& run
   const auto build_orders = q.scan(
       "q10 orders", orders, q.keep(predicate::range(orders, "o_orderdate", from, until - 1)), nullptr, {"o_orderkey", "o_custkey"},
       &qualifying_orders, [&](unsigned worker, std::size_t f, const std::uint32_t* rows, std::uint32_t count) {
-        const auto* key = column<std::int64_t>(orders, f, "o_orderkey");
-        const auto* customer_key = column<std::int64_t>(orders, f, "o_custkey");
+        const auto* key = orders.column_data<std::int64_t>(f, o_orderkey);
+        const auto* customer_key = orders.column_data<std::int64_t>(f, o_custkey);
         for (std::uint32_t i = 0; i < count; ++i) qualifying_orders.insert(worker, static_cast<std::uint64_t>(key[rows[i]]), customer_key[rows[i]]);
       });
 
@@ -420,9 +448,9 @@ query_run returned_item_reporting(const tpch_database& data, tasks::runtime& run
       "q10 lineitem", lineitem, q.keep(predicate::text_equals(lineitem, "l_returnflag", "R")), nullptr,
       {"l_orderkey", "l_extendedprice", "l_discount"}, &revenue,
       [&](unsigned worker, std::size_t f, const std::uint32_t* rows, std::uint32_t count) {
-        const auto* key = column<std::int64_t>(lineitem, f, "l_orderkey");
-        const auto* price = column<std::int64_t>(lineitem, f, "l_extendedprice");
-        const auto* discount = column<std::int64_t>(lineitem, f, "l_discount");
+        const auto* key = lineitem.column_data<std::int64_t>(f, l_orderkey);
+        const auto* price = lineitem.column_data<std::int64_t>(f, l_extendedprice);
+        const auto* discount = lineitem.column_data<std::int64_t>(f, l_discount);
         for (std::uint32_t i = 0; i < count; ++i) {
           const std::uint32_t r = rows[i];
           const auto k = static_cast<std::uint64_t>(key[r]);
@@ -461,6 +489,10 @@ query_run shipping_modes(const tpch_database& data, tasks::runtime& runtime, con
   plan q(data, runtime, options);
   const table& orders = q.get(tpch_table::orders);
   const table& lineitem = q.get(tpch_table::lineitem);
+  const std::size_t o_orderkey = orders.column_index("o_orderkey");
+  const std::size_t o_orderpriority = orders.column_index("o_orderpriority");
+  const std::size_t l_orderkey = lineitem.column_index("l_orderkey");
+  const std::size_t l_shipmode = lineitem.column_index("l_shipmode");
   const std::int64_t from = day_number(parameters.q12_date);
   const std::int64_t until = plus_months(parameters.q12_date, 12);
 
@@ -469,8 +501,8 @@ query_run shipping_modes(const tpch_database& data, tasks::runtime& runtime, con
   join_table& priorities = q.join(false);
   const auto build = q.scan("q12 orders", orders, nullptr, nullptr, {"o_orderkey", "o_orderpriority"}, &priorities,
                             [&](unsigned worker, std::size_t f, const std::uint32_t* rows, std::uint32_t count) {
-                              const auto* key = column<std::int64_t>(orders, f, "o_orderkey");
-                              const auto* priority = column<std::uint32_t>(orders, f, "o_orderpriority");
+                              const auto* key = orders.column_data<std::int64_t>(f, o_orderkey);
+                              const auto* priority = orders.column_data<std::uint32_t>(f, o_orderpriority);
                               const std::uint8_t* is_high = high->code_bitmap().data();
                               for (std::uint32_t i = 0; i < count; ++i) {
                                 priorities.insert(worker, static_cast<std::uint64_t>(key[rows[i]]), is_high[priority[rows[i]]]);
@@ -484,8 +516,8 @@ query_run shipping_modes(const tpch_database& data, tasks::runtime& runtime, con
   group_aggregate& counts = q.aggregate(2);
   const auto probe = q.scan("q12 lineitem", lineitem, filter, received, {"l_orderkey"}, &counts,
                             [&](unsigned worker, std::size_t f, const std::uint32_t* rows, std::uint32_t count) {
-                              const auto* key = column<std::int64_t>(lineitem, f, "l_orderkey");
-                              const auto* mode = column<std::uint32_t>(lineitem, f, "l_shipmode");
+                              const auto* key = lineitem.column_data<std::int64_t>(f, l_orderkey);
+                              const auto* mode = lineitem.column_data<std::uint32_t>(f, l_shipmode);
                               for (std::uint32_t i = 0; i < count; ++i) {
                                 const std::uint32_t r = rows[i];
                                 priorities.for_each_match(static_cast<std::uint64_t>(key[r]), [&](std::int64_t is_high) {
@@ -516,6 +548,11 @@ query_run promotion_effect(const tpch_database& data, tasks::runtime& runtime, c
   plan q(data, runtime, options);
   const table& part = q.get(tpch_table::part);
   const table& lineitem = q.get(tpch_table::lineitem);
+  const std::size_t p_partkey = part.column_index("p_partkey");
+  const std::size_t p_type = part.column_index("p_type");
+  const std::size_t l_partkey = lineitem.column_index("l_partkey");
+  const std::size_t l_extendedprice = lineitem.column_index("l_extendedprice");
+  const std::size_t l_discount = lineitem.column_index("l_discount");
   const std::int64_t from = day_number(parameters.q14_date);
   const std::int64_t until = plus_months(parameters.q14_date, 1);
 
@@ -523,8 +560,8 @@ query_run promotion_effect(const tpch_database& data, tasks::runtime& runtime, c
   join_table& promotions = q.join(false);  // partkey -> 1 for PROMO%
   const auto build = q.scan("q14 part", part, nullptr, nullptr, {"p_partkey", "p_type"}, &promotions,
                             [&](unsigned worker, std::size_t f, const std::uint32_t* rows, std::uint32_t count) {
-                              const auto* key = column<std::int64_t>(part, f, "p_partkey");
-                              const auto* type = column<std::uint32_t>(part, f, "p_type");
+                              const auto* key = part.column_data<std::int64_t>(f, p_partkey);
+                              const auto* type = part.column_data<std::uint32_t>(f, p_type);
                               const std::uint8_t* is_promo = promo->code_bitmap().data();
                               for (std::uint32_t i = 0; i < count; ++i) {
                                 promotions.insert(worker, static_cast<std::uint64_t>(key[rows[i]]), is_promo[type[rows[i]]]);
@@ -534,9 +571,9 @@ query_run promotion_effect(const tpch_database& data, tasks::runtime& runtime, c
   const auto probe = q.scan("q14 lineitem", lineitem, q.keep(predicate::range(lineitem, "l_shipdate", from, until - 1)), nullptr,
                             {"l_partkey", "l_extendedprice", "l_discount"}, &sums,
                             [&](unsigned worker, std::size_t f, const std::uint32_t* rows, std::uint32_t count) {
-                              const auto* key = column<std::int64_t>(lineitem, f, "l_partkey");
-                              const auto* price = column<std::int64_t>(lineitem, f, "l_extendedprice");
-                              const auto* discount = column<std::int64_t>(lineitem, f, "l_discount");
+                              const auto* key = lineitem.column_data<std::int64_t>(f, l_partkey);
+                              const auto* price = lineitem.column_data<std::int64_t>(f, l_extendedprice);
+                              const auto* discount = lineitem.column_data<std::int64_t>(f, l_discount);
                               for (std::uint32_t i = 0; i < count; ++i) {
                                 const std::uint32_t r = rows[i];
                                 promotions.for_each_match(static_cast<std::uint64_t>(key[r]), [&](std::int64_t is_promo) {
@@ -566,6 +603,11 @@ query_run discounted_revenue(const tpch_database& data, tasks::runtime& runtime,
   plan q(data, runtime, options);
   const table& part = q.get(tpch_table::part);
   const table& lineitem = q.get(tpch_table::lineitem);
+  const std::size_t p_partkey = part.column_index("p_partkey");
+  const std::size_t l_partkey = lineitem.column_index("l_partkey");
+  const std::size_t l_quantity = lineitem.column_index("l_quantity");
+  const std::size_t l_extendedprice = lineitem.column_index("l_extendedprice");
+  const std::size_t l_discount = lineitem.column_index("l_discount");
   const std::array<std::vector<std::string>, 3> containers = {
       std::vector<std::string>{"SM CASE", "SM BOX", "SM PACK", "SM PKG"},
       std::vector<std::string>{"MED BAG", "MED BOX", "MED PKG", "MED PACK"},
@@ -584,7 +626,7 @@ query_run discounted_revenue(const tpch_database& data, tasks::runtime& runtime,
   const auto scratch = std::make_unique<selection_buffers>(q.workers(), part.tuples_per_fragment(), 2);
   const auto build = q.scan("q19 part", part, any_part, nullptr, {"p_partkey"}, &parts,
                             [&](unsigned worker, std::size_t f, const std::uint32_t* rows, std::uint32_t count) {
-                              const auto* key = column<std::int64_t>(part, f, "p_partkey");
+                              const auto* key = part.column_data<std::int64_t>(f, p_partkey);
                               std::uint32_t* disjuncts = scratch->get(worker, 0);  // by position in the fragment
                               std::uint32_t* matched = scratch->get(worker, 1);
                               for (std::uint32_t i = 0; i < count; ++i) disjuncts[rows[i]] = 0;
@@ -607,10 +649,10 @@ query_run discounted_revenue(const tpch_database& data, tasks::runtime& runtime,
   const auto probe = q.scan(
       "q19 lineitem", lineitem, filter, nullptr, {"l_partkey", "l_extendedprice", "l_discount"}, &revenue,
       [&, quantities](unsigned worker, std::size_t f, const std::uint32_t* rows, std::uint32_t count) {
-        const auto* key = column<std::int64_t>(lineitem, f, "l_partkey");
-        const auto* quantity = column<std::int64_t>(lineitem, f, "l_quantity");
-        const auto* price = column<std::int64_t>(lineitem, f, "l_extendedprice");
-        const auto* discount = column<std::int64_t>(lineitem, f, "l_discount");
+        const auto* key = lineitem.column_data<std::int64_t>(f, l_partkey);
+        const auto* quantity = lineitem.column_data<std::int64_t>(f, l_quantity);
+        const auto* price = lineitem.column_data<std::int64_t>(f, l_extendedprice);
+        const auto* discount = lineitem.column_data<std::int64_t>(f, l_discount);
         int128 sum = 0;
         for (std::uint32_t i = 0; i < count; ++i) {
           const std::uint32_t r = rows[i];
@@ -641,10 +683,11 @@ query_run discounted_revenue(const tpch_database& data, tasks::runtime& runtime,
 query_run sum_quantity(const tpch_database& data, tasks::runtime& runtime, const execution_options& options) {
   plan q(data, runtime, options);
   const table& lineitem = q.get(tpch_table::lineitem);
+  const std::size_t l_quantity = lineitem.column_index("l_quantity");
   group_aggregate& total = q.aggregate(1);
   q.scan("sum quantity", lineitem, nullptr, nullptr, {"l_quantity"}, &total,
          [&](unsigned worker, std::size_t f, const std::uint32_t* rows, std::uint32_t count) {
-           const auto* quantity = column<std::int64_t>(lineitem, f, "l_quantity");
+           const auto* quantity = lineitem.column_data<std::int64_t>(f, l_quantity);
            int128 sum = 0;
            for (std::uint32_t i = 0; i < count; ++i) sum += quantity[rows[i]];
            total.accumulators(worker, 0)[0] += sum;

@@ -21,9 +21,14 @@
 //
 // Prefetching without a JIT: a pipeline's prefetch plan (byte ranges relative to a fragment:
 // the header line, the first lines of every accessed column, or a whole column) goes into one
-// of prefetch_slot_count fixed slots while the pipeline runs; prefetch_fragment<Slot> reads
-// slot Slot's plan, so each running pipeline has its own plain function pointer for the
-// runtime's callback prefetch descriptor. With every slot taken, a pipeline runs unprefetched.
+// of prefetch_slot_count fixed slots; prefetch_fragment<Slot> reads slot Slot's plan, so each
+// pipeline has its own plain function pointer for the runtime's callback prefetch descriptor.
+// run() claims the slots before the first task is spawned (a plan is never rewritten while a
+// task may read it) and each pipeline releases its slot when it finished. With every slot
+// taken (more than prefetch_slot_count pipelines in flight, e.g. graphs run concurrently on
+// several runtimes), a pipeline runs unprefetched. automatic resolves per pipeline at run():
+// whole_column when the pipeline names a single-column predicate whose selectivity, sampled on
+// up to 4 fragments, is below 10 %, else first_lines.
 //
 // Complexity: tasks = fragments + workers per pipeline + the finalize tasks (sequential 1,
 // parallel workers, reduce workers - 1); shared atomics per pipeline: one touch per worker at

@@ -17,7 +17,9 @@
 // (a sink) merges them into one chained table (sequential / reduce) or builds hash partition p
 // from every partial (parallel); complete() builds the bloom filter (when enabled: ~16 bits
 // per key, two probes in one 64-bit word, so a present key always passes). The build is
-// single-pass; a probe walks one chain.
+// single-pass; a probe walks one chain. (The join layer's no_partition_hash_table builds from
+// one relation on one thread and keys 16-byte tuples; a query build is filled by every worker
+// at once and finalized by the dataflow's modes, so it has its own chained table.)
 //
 // group_aggregate: GROUP BY on a 64-bit key with int128 accumulators (sum, count as a sum of
 // ones, min, max) and one carried 64-bit value per group (a functionally dependent column);
