@@ -203,6 +203,26 @@ TEST_P(dataflow_test, group_aggregation_agrees_across_finalize_modes) {
   EXPECT_TRUE(results[0][1].values[2] == 3999);
 }
 
+TEST_P(dataflow_test, an_empty_source_still_finishes_and_releases_its_dependents) {
+  tasks::runtime runtime({.workers = GetParam()});
+  const table empty = numbers(0, 16);
+  const table source = numbers(100, 16);
+  ASSERT_EQ(empty.fragment_count(), 0U);
+  for (auto mode : {finalize_mode::sequential, finalize_mode::parallel, finalize_mode::reduce}) {
+    sum_sink nothing(GetParam());
+    sum_sink after(GetParam());
+    dataflow_graph graph;
+    const auto first = graph.add(summing(empty, nothing));
+    const auto second = graph.add(summing(source, after));
+    graph.depends_on(second, first);
+    const auto statistics = graph.run(runtime, {.prefetch = prefetch_strategy::automatic, .finalize = mode});
+    EXPECT_EQ(nothing.total, 0);
+    EXPECT_EQ(after.total, 5050);
+    EXPECT_EQ(statistics.fragments, source.fragment_count());
+    EXPECT_EQ(graph.completion_order(), (std::vector<std::size_t>{first, second}));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(workers, dataflow_test, ::testing::Values(1U, 2U));
 
 TEST(dataflow, checks_its_arguments) {
