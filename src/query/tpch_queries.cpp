@@ -2,17 +2,16 @@
 
 #include <algorithm>
 #include <chrono>
-#include <deque>
 #include <functional>
 #include <limits>
 #include <memory>
-#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "braid/query/operators.hpp"
+#include "braid/query/plan.hpp"
 
 namespace braid::query {
 namespace {
@@ -30,79 +29,22 @@ std::int64_t plus_months(std::chrono::sys_days day, int months) {
 }
 
 // Revenue terms: price (scale 2) x (1 - discount) (scale 2) = scale 4.
-inline int128 discounted(std::int64_t price, std::int64_t discount) { return int128{price} * (100 - discount); }
+constexpr int128 discounted(std::int64_t price, std::int64_t discount) { return times_complement(price, discount, 100); }
 
-using body_function = std::function<void(unsigned worker, std::size_t f, const std::uint32_t* rows, std::uint32_t count)>;
-
-// A query under construction: its graph and the operators' state the pipelines share.
-class plan {
+// A query under construction on one runtime with one set of options.
+class plan : public query_plan {
  public:
   plan(const tpch_database& data, tasks::runtime& runtime, const execution_options& options)
-      : data_(data), runtime_(runtime), options_(options), workers_(runtime.workers()) {}
+      : query_plan(runtime.workers(), options.bloom_filters), data_(data), runtime_(runtime), options_(options) {}
 
   const table& get(tpch_table which) const { return data_.get(which); }
-  [[nodiscard]] unsigned workers() const noexcept { return workers_; }
-
-  join_table& join(bool filtered_build) {
-    joins_.push_back(std::make_unique<join_table>(workers_, filtered_build && options_.bloom_filters));
-    return *joins_.back();
-  }
-  group_aggregate& aggregate(std::size_t sums) {
-    aggregates_.push_back(std::make_unique<group_aggregate>(workers_, std::vector<aggregate_kind>(sums, aggregate_kind::sum)));
-    return *aggregates_.back();
-  }
-  const predicate* keep(predicate filter) {
-    predicates_.push_back(std::move(filter));
-    return &predicates_.back();
-  }
-
-  // A scan of `source` through `filter` (null: every tuple) into `body`, which reads
-  // `columns` besides the filter's. `lead`: the filter's single-column conjunct whose
-  // selectivity decides automatic prefetching (null: the filter itself if it reads one column).
-  std::size_t scan(std::string name, const table& source, const predicate* filter, const predicate* lead,
-                   std::initializer_list<std::string_view> columns, sink* breaker, body_function body) {
-    buffers_.push_back(std::make_unique<selection_buffers>(workers_, source.tuples_per_fragment(), 1));
-    selection_buffers* buffers = buffers_.back().get();
-    pipeline stage;
-    stage.name = std::move(name);
-    stage.source = &source;
-    if (filter != nullptr) stage.columns = filter->columns();
-    for (const std::string_view column : columns) stage.columns.push_back(source.column_index(column));
-    std::sort(stage.columns.begin(), stage.columns.end());
-    stage.columns.erase(std::unique(stage.columns.begin(), stage.columns.end()), stage.columns.end());
-    stage.breaker = breaker;
-    if (lead == nullptr && filter != nullptr && filter->single_column()) lead = filter;
-    if (lead != nullptr && lead->single_column()) {
-      stage.predicate_column = lead->single_column();
-      stage.predicate_count = [lead, &source](std::size_t f) { return lead->count(source, f); };
-    }
-    stage.consume = [&source, filter, buffers, body = std::move(body)](unsigned worker, std::size_t f) {
-      std::uint32_t* rows = buffers->get(worker, 0);
-      std::uint32_t count = source.header(f).tuples;
-      if (filter != nullptr) {
-        count = filter->select(source, f, nullptr, count, rows);
-      } else {
-        std::iota(rows, rows + count, 0U);
-      }
-      body(worker, f, rows, count);
-    };
-    return graph_.add(std::move(stage));
-  }
-
-  void after(std::size_t later, std::size_t earlier) { graph_.depends_on(later, earlier); }
-
-  execution_statistics run() { return graph_.run(runtime_, {.prefetch = options_.prefetch, .finalize = options_.finalize}); }
+  group_aggregate& aggregate(std::size_t sums) { return aggregate_sums(sums); }
+  execution_statistics run() { return query_plan::run(runtime_, {.prefetch = options_.prefetch, .finalize = options_.finalize}); }
 
  private:
   const tpch_database& data_;
   tasks::runtime& runtime_;
   execution_options options_;
-  unsigned workers_;
-  dataflow_graph graph_;
-  std::deque<predicate> predicates_;
-  std::vector<std::unique_ptr<selection_buffers>> buffers_;
-  std::vector<std::unique_ptr<join_table>> joins_;
-  std::vector<std::unique_ptr<group_aggregate>> aggregates_;
 };
 
 
@@ -139,7 +81,7 @@ query_run pricing_summary(const tpch_database& data, tasks::runtime& runtime, co
              sums[0] += quantity[r];
              sums[1] += price[r];
              sums[2] += disc_price;
-             sums[3] += disc_price * (100 + tax[r]);
+             sums[3] += times_sum(disc_price, tax[r], 100);
              sums[4] += discount[r];
              sums[5] += 1;
            }
