@@ -169,10 +169,12 @@ class table_builder {
   [[nodiscard]] table finish(std::size_t tuples_per_fragment) &&;
 
  private:
-  // Heterogeneous lookup: a string_view finds an interned std::string without a copy.
+  // Heterogeneous lookup: a string_view finds an interned std::string without a copy. Not
+  // noexcept on purpose: libstdc++ then keeps each node's hash, so a lookup compares texts only
+  // on equal hashes and a rehash does not hash every text again.
   struct text_hash {
     using is_transparent = void;
-    std::size_t operator()(std::string_view text) const noexcept { return std::hash<std::string_view>{}(text); }
+    std::size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
   };
   // One column's values so far; rows_ of them in `wide` (integer, decimal) or `narrow` (date
   // days as int32 bits, text temporary codes: the order of first appearance).

@@ -7,7 +7,8 @@
 // Types: identifiers and integers (keys, sizes, availqty, nationkey, shippriority) integer;
 // money, quantities, discounts and taxes decimal with scale 2 (a field "23" or "23.5" or
 // "23.50" loads as 2350); dates date (YYYY-MM-DD); every CHAR / VARCHAR column text.
-// Decimal fields: optional '-', digits, optional '.' and at most `scale` fraction digits.
+// Decimal fields: optional '-', digits, optional '.' and at most `scale` fraction digits (at
+// least one digit on each side of a '.'), within std::int64_t once scaled.
 //
 // Integer fields: optional '-', digits, within std::int64_t. Dates: exactly YYYY-MM-DD, a
 // real calendar day (std::chrono), loaded as days since 1970-01-01. Text: the field as it is.
@@ -77,13 +78,14 @@ class tpch_database {
 struct tpch_database_options {
   std::size_t tuples_per_fragment = 1024;
   // Tables to load with the columns to keep of each (empty list: all columns); empty: all
-  // tables, all columns.
+  // tables, all columns. A table listed twice is std::invalid_argument.
   std::vector<std::pair<tpch_table, std::vector<std::string>>> tables{};
 };
 tpch_database load_tpch(const std::filesystem::path& directory, const tpch_database_options& options = {});
 
 // A column-store table (column/table.hpp, merged or not) as a query table: INTEGER columns
-// integer, DECIMAL(p,s) decimal with scale s, VARCHAR text.
+// integer, DECIMAL(p,s) decimal with scale s, VARCHAR text. Values are read with the
+// columns' plain get (get_into). std::invalid_argument when tuples_per_fragment is out of range.
 table from_column_table(const braid::table& source, std::string name, std::size_t tuples_per_fragment);
 
 }  // namespace braid::query
