@@ -9,7 +9,6 @@
 #include <map>
 #include <span>
 #include <stdexcept>
-#include <tuple>
 #include <utility>
 
 #include "braid/join/tbl_reader.hpp"
