@@ -1,6 +1,7 @@
 #include "braid/query/tpch_queries.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <functional>
 #include <limits>
@@ -65,6 +66,11 @@ query_run pricing_summary(const tpch_database& data, tasks::runtime& runtime, co
   const predicate* filter = last_shipdate ? q.keep(predicate::range(lineitem, "l_shipdate", lowest, *last_shipdate)) : nullptr;
   // sum_qty, sum_base_price, sum_disc_price, sum_charge, sum_disc, count
   group_aggregate& groups = q.aggregate(6);
+  // (returnflag, linestatus) codes index a fragment-local array when there are few of them.
+  constexpr std::size_t max_dense_groups = 16;
+  const std::size_t status_codes = std::max<std::size_t>(1, lineitem.dictionary(l_linestatus).size());
+  const std::size_t group_codes = lineitem.dictionary(l_returnflag).size() * status_codes;
+  const std::size_t dense_groups = group_codes <= max_dense_groups ? group_codes : 0;
   q.scan("q1 lineitem", lineitem, filter, nullptr,
          {"l_quantity", "l_extendedprice", "l_discount", "l_tax", "l_returnflag", "l_linestatus"}, &groups,
          [&](unsigned worker, std::size_t f, const std::uint32_t* rows, std::uint32_t count) {
@@ -74,9 +80,7 @@ query_run pricing_summary(const tpch_database& data, tasks::runtime& runtime, co
            const auto* tax = lineitem.column_data<std::int64_t>(f, l_tax);
            const auto* flag = lineitem.column_data<std::uint32_t>(f, l_returnflag);
            const auto* status = lineitem.column_data<std::uint32_t>(f, l_linestatus);
-           for (std::uint32_t i = 0; i < count; ++i) {
-             const std::uint32_t r = rows[i];
-             int128* sums = groups.accumulators(worker, (std::uint64_t{flag[r]} << 32) | status[r]);
+           auto add_line = [&](int128* sums, std::uint32_t r) {
              const int128 disc_price = discounted(price[r], discount[r]);
              sums[0] += quantity[r];
              sums[1] += price[r];
@@ -84,6 +88,22 @@ query_run pricing_summary(const tpch_database& data, tasks::runtime& runtime, co
              sums[3] += times_sum(disc_price, tax[r], 100);
              sums[4] += discount[r];
              sums[5] += 1;
+           };
+           if (dense_groups == 0) {  // too many codes for a fragment-local array
+             for (std::uint32_t i = 0; i < count; ++i) add_line(groups.accumulators(worker, (std::uint64_t{flag[rows[i]]} << 32) | status[rows[i]]), rows[i]);
+             return;
+           }
+           // The codes are dense: sum the fragment into a local array, then once per group.
+           std::array<int128, max_dense_groups * 6> local{};
+           for (std::uint32_t i = 0; i < count; ++i) {
+             const std::uint32_t r = rows[i];
+             add_line(local.data() + (std::size_t{flag[r]} * status_codes + status[r]) * 6, r);
+           }
+           for (std::size_t g = 0; g < dense_groups; ++g) {
+             const int128* part = local.data() + g * 6;
+             if (part[5] == 0) continue;
+             int128* sums = groups.accumulators(worker, (std::uint64_t{g / status_codes} << 32) | (g % status_codes));
+             for (std::size_t a = 0; a < 6; ++a) sums[a] += part[a];
            }
          });
   query_run out;

@@ -3,11 +3,14 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 #include <unistd.h>
 
 #include "tpch.hpp"
@@ -176,6 +179,69 @@ TEST_F(tpch_queries, micro_queries) {
         const query_run q1 = run_micro_query(micro_query::q1_unfiltered, database(fragment), runtime(workers), options);
         expect_same(q1.rows, q1_all, "q1_unfiltered");
       }
+    }
+  }
+}
+
+// Q1's groups are summed per fragment in a dense array when the returnflag x linestatus codes
+// are few (TPC-H has 3 x 2); with more, each line goes to the hash aggregation directly.
+TEST(tpch_q1_groups, many_flag_codes_take_the_hash_path_and_agree_with_a_row_at_a_time_sum) {
+  const auto& columns = tpch_columns(tpch_table::lineitem);
+  table_builder builder("lineitem", columns);
+  for (std::int64_t i = 0; i < 3000; ++i) {
+    std::vector<cell> row;
+    for (const column_spec& column : columns) {
+      if (column.name == "l_returnflag") {
+        row.push_back(cell::text(std::string(1, static_cast<char>('A' + i % 5))));
+      } else if (column.name == "l_linestatus") {
+        row.push_back(cell::text(std::string(1, static_cast<char>('K' + i % 4))));
+      } else if (column.type.kind == value_kind::text) {
+        row.push_back(cell::text("x"));
+      } else if (column.type.kind == value_kind::date) {
+        row.push_back(cell::date(9000 + i % 700));
+      } else if (column.type.kind == value_kind::decimal) {
+        row.push_back(cell::decimal(column.name == "l_discount" || column.name == "l_tax" ? i % 11 : 100 + i * 13 % 9000, 2));
+      } else {
+        row.push_back(cell::integer(i));
+      }
+    }
+    builder.append_row(row);
+  }
+  tpch_database data;
+  data.put(tpch_table::lineitem, std::move(builder).finish(64));
+  const table& lineitem = data.get(tpch_table::lineitem);
+  std::map<std::pair<std::string, std::string>, std::array<int128, 6>> sums;
+  for (std::uint64_t r = 0; r < lineitem.rows(); ++r) {
+    auto value = [&](const char* name) { return lineitem.at(r, lineitem.column_index(name)); };
+    auto& g = sums[{value("l_returnflag").string, value("l_linestatus").string}];
+    const int128 price = value("l_extendedprice").number;
+    const int128 discounted = price * (100 - value("l_discount").number);
+    g[0] += value("l_quantity").number;
+    g[1] += price;
+    g[2] += discounted;
+    g[3] += discounted * (100 + value("l_tax").number);
+    g[4] += value("l_discount").number;
+    g[5] += 1;
+  }
+  ASSERT_EQ(sums.size(), 20U);
+  for (const unsigned workers : {1U, 2U}) {
+    tasks::runtime runtime({.workers = workers});
+    const query_run run = run_micro_query(micro_query::q1_unfiltered, data, runtime, {});
+    ASSERT_EQ(run.rows.rows.size(), sums.size());
+    auto expected = sums.begin();
+    for (const auto& row : run.rows.rows) {
+      const auto& g = expected->second;
+      const auto count = static_cast<std::int64_t>(g[5]);
+      EXPECT_EQ(row[0], cell::text(expected->first.first));
+      EXPECT_EQ(row[1], cell::text(expected->first.second));
+      EXPECT_EQ(row[2], cell::decimal(g[0], 2));
+      EXPECT_EQ(row[3], cell::decimal(g[1], 2));
+      EXPECT_EQ(row[4], cell::decimal(g[2], 4));
+      EXPECT_EQ(row[5], cell::decimal(g[3], 6));
+      EXPECT_EQ(row[6], average(g[0], 2, count));
+      EXPECT_EQ(row[8], average(g[4], 2, count));
+      EXPECT_EQ(row[9], cell::integer(count));
+      ++expected;
     }
   }
 }
