@@ -107,6 +107,30 @@ TEST_P(dataflow_test, barrier_completion_sees_every_fragment_once_in_every_final
   }
 }
 
+TEST_P(dataflow_test, the_runtime_runs_exactly_the_counted_tasks_and_prefetches_only_when_asked) {
+  tasks::runtime runtime({.workers = GetParam()});
+  const table source = numbers(6000, 64);
+  for (auto strategy : {prefetch_strategy::none, prefetch_strategy::first_lines}) {
+    for (auto mode : {finalize_mode::sequential, finalize_mode::parallel, finalize_mode::reduce}) {
+      sum_sink sums(GetParam());
+      dataflow_graph graph;
+      graph.add(summing(source, sums));
+      runtime.reset_statistics();
+      const auto statistics = graph.run(runtime, {.prefetch = strategy, .finalize = mode});
+      const auto counted = runtime.statistics().tasks;
+      EXPECT_EQ(counted.executed, statistics.tasks) << to_string(strategy) << " " << to_string(mode);
+      if (strategy == prefetch_strategy::none) {
+        EXPECT_EQ(counted.prefetches, 0U);
+      } else {
+        // The fragment tasks carry the pipeline's callback (the barriers and finalizers none).
+        EXPECT_GT(counted.prefetches, 0U);
+        EXPECT_LE(counted.prefetches, source.fragment_count());
+      }
+      EXPECT_EQ(sums.total, 6000 * 6001 / 2);
+    }
+  }
+}
+
 TEST_P(dataflow_test, a_pipeline_starts_after_the_pipelines_it_depends_on) {
   tasks::runtime runtime({.workers = GetParam()});
   const table source = numbers(3000, 64);
