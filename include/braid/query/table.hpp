@@ -2,7 +2,8 @@
 // (MxTasks ch. 7, TunaDB's tiles).
 //
 //   braid::query::table_builder b("lineitem", braid::query::tpch_columns(braid::query::tpch_table::lineitem));
-//   b.append_row(values);                      // one std::int64_t per column (text: via append_text)
+//   b.append_row(values);                      // one cell per column, in column order
+//   b.append_raw(raw);                         // the same without cells: numbers and string_views
 //   braid::query::table t = std::move(b).finish(1024);   // 1,024 tuples per fragment
 //   const std::int32_t* ship = t.column_data<std::int32_t>(f, t.column_index("l_shipdate"));
 //
@@ -19,16 +20,20 @@
 // prefixes and ORDER BY work on codes; a predicate on text is evaluated once per distinct value.
 //
 // Complexity: append O(columns) amortized; finish O(rows x columns + distinct text x log).
-// Memory: rows x row width, plus headers and per-column padding to 64 bytes per fragment.
+// Memory: rows x row width, plus headers and per-column padding to 64 bytes per fragment. The
+// builder holds every row once more (8 bytes a number, 4 a date or text code) and each text
+// column's distinct values once, so a text column repeated on every row costs 4 bytes a row.
 // Immutable after finish; any number of threads may read it.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "braid/core/huge_buffer.hpp"
@@ -108,11 +113,20 @@ class table {
   // The value at a row as a result cell (for tests and reference checks; O(1)).
   [[nodiscard]] cell at(std::uint64_t row, std::size_t column) const;
 
-  // The same rows with another fragment size (a copy).
+  // The same rows with another fragment size (a copy). Throws std::invalid_argument as
+  // table_builder::finish does.
   [[nodiscard]] table with_tuples_per_fragment(std::size_t tuples) const;
 
  private:
   friend class table_builder;
+
+  // Writes `count` values of `column`, from row `first` on, at `into` (width_of each).
+  using column_filler = void (*)(const void* source, std::size_t column, std::uint64_t first, std::size_t count,
+                                 std::byte* into);
+  // A table of these columns and rows laid out in fragments of `tuples` tuples, its values
+  // written by `fill` from `source`.
+  static table laid_out(std::string name, std::vector<column_spec> columns, std::vector<text_dictionary> dictionaries,
+                        std::uint64_t rows, std::size_t tuples, const void* source, column_filler fill);
 
   std::string name_;
   std::vector<column_spec> columns_;
@@ -125,7 +139,14 @@ class table {
   huge_buffer memory_;
 };
 
-// Collects rows column-wise, then lays them out as fragments.
+// One value of a row for table_builder::append_raw: integer and decimal columns take `number`
+// (a decimal x 10^scale), date columns `number` as days since 1970-01-01, text columns `text`.
+struct raw_value {
+  std::int64_t number = 0;
+  std::string_view text{};
+};
+
+// Collects rows column-wise (text interned as it comes), then lays them out as fragments.
 class table_builder {
  public:
   // Throws std::invalid_argument for no columns, an empty or repeated column name, a scale
@@ -134,8 +155,13 @@ class table_builder {
 
   // Values in column order: integer/decimal/date as numbers; text columns take the text.
   // Throws std::invalid_argument when the count or a kind does not match (a date outside
-  // int32 too); nothing is appended then.
+  // int32 too); nothing is appended then. A decimal cell must carry its column's scale, and
+  // integer and decimal values must fit std::int64_t.
   void append_row(std::span<const cell> values);
+  // The same from plain values (no cell, no allocation but the builder's): the loaders' form.
+  // Throws std::invalid_argument for a wrong count or a date outside int32; nothing is
+  // appended then.
+  void append_raw(std::span<const raw_value> values);
   [[nodiscard]] std::uint64_t rows() const noexcept { return rows_; }
 
   // Throws std::invalid_argument when tuples_per_fragment is outside
@@ -143,10 +169,29 @@ class table_builder {
   [[nodiscard]] table finish(std::size_t tuples_per_fragment) &&;
 
  private:
+  // Heterogeneous lookup: a string_view finds an interned std::string without a copy. Not
+  // noexcept on purpose: libstdc++ then keeps each node's hash, so a lookup compares texts only
+  // on equal hashes and a rehash does not hash every text again.
+  struct text_hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
+  };
+  // One column's values so far; rows_ of them in `wide` (integer, decimal) or `narrow` (date
+  // days as int32 bits, text temporary codes: the order of first appearance).
+  struct column_values {
+    std::vector<std::int64_t> wide;
+    std::vector<std::uint32_t> narrow;
+    std::unordered_map<std::string, std::uint32_t, text_hash, std::equal_to<>> interned;
+  };
+
+  std::uint32_t intern(column_values& column, std::string_view text);
+  void drop_partial_row() noexcept;  // back to rows_ values per column after a failed append
+  static void fill_from_builder(const void* source, std::size_t column, std::uint64_t first, std::size_t count,
+                                std::byte* into);
+
   std::string name_;
   std::vector<column_spec> columns_;
-  std::vector<std::vector<std::int64_t>> numbers_;   // per non-text column
-  std::vector<std::vector<std::string>> texts_;      // per text column
+  std::vector<column_values> values_;  // per column
   std::uint64_t rows_ = 0;
 };
 

@@ -7,10 +7,20 @@
 // Types: identifiers and integers (keys, sizes, availqty, nationkey, shippriority) integer;
 // money, quantities, discounts and taxes decimal with scale 2 (a field "23" or "23.5" or
 // "23.50" loads as 2350); dates date (YYYY-MM-DD); every CHAR / VARCHAR column text.
-// Decimal fields: optional '-', digits, optional '.' and at most `scale` fraction digits.
+// Decimal fields: optional '-', digits, optional '.' and at most `scale` fraction digits (at
+// least one digit on each side of a '.'), within std::int64_t once scaled.
+//
+// Integer fields: optional '-', digits, within std::int64_t. Dates: exactly YYYY-MM-DD, a
+// real calendar day (std::chrono), loaded as days since 1970-01-01. Text: the field as it is.
+// Only the kept columns' fields are parsed; every row must still have exactly the table's
+// number of fields.
 //
 // Errors: a missing file, a malformed field or a row with the wrong number of fields throws
-// join::tbl_error "FILE:LINE: column NAME: what"; nothing is returned half-loaded.
+// join::tbl_error "FILE:LINE: column NAME: what" (a row with too many fields names the column
+// after which the extra field follows); nothing is returned half-loaded.
+//
+// Complexity: O(file size) time; memory as table_builder (the kept columns only) plus the
+// reader's block.
 #pragma once
 
 #include <array>
@@ -49,6 +59,9 @@ struct tpch_load_options {
 
 // `path` is the table's .tbl file.
 table load_tpch_table(const std::filesystem::path& path, tpch_table which, const tpch_load_options& options = {});
+// The same over text in memory; `name` stands for the file in error messages (tests, fuzzing).
+table load_tpch_table_text(std::string_view text, const std::string& name, tpch_table which,
+                           const tpch_load_options& options = {});
 
 // The tables of a directory holding <name>.tbl files.
 class tpch_database {
@@ -65,13 +78,14 @@ class tpch_database {
 struct tpch_database_options {
   std::size_t tuples_per_fragment = 1024;
   // Tables to load with the columns to keep of each (empty list: all columns); empty: all
-  // tables, all columns.
+  // tables, all columns. A table listed twice is std::invalid_argument.
   std::vector<std::pair<tpch_table, std::vector<std::string>>> tables{};
 };
 tpch_database load_tpch(const std::filesystem::path& directory, const tpch_database_options& options = {});
 
 // A column-store table (column/table.hpp, merged or not) as a query table: INTEGER columns
-// integer, DECIMAL(p,s) decimal with scale s, VARCHAR text.
+// integer, DECIMAL(p,s) decimal with scale s, VARCHAR text. Values are read with the
+// columns' plain get (get_into). std::invalid_argument when tuples_per_fragment is out of range.
 table from_column_table(const braid::table& source, std::string name, std::size_t tuples_per_fragment);
 
 }  // namespace braid::query

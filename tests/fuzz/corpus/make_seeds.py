@@ -47,6 +47,27 @@ TBL_SEEDS = [
     b"\x8f\x0e" + b"1|2|3|4|\n||||\n-1|x|\n",
 ]
 
+# tests/fuzz/query_tbl_fuzz.cpp: a configuration byte (table in bits 0-2, tuples per fragment in
+# bits 3-4, a column subset in bit 5, reversed in bit 6), the subset's column mask, then the text.
+QUERY_TBL_SEEDS = [
+    b"\x10\x00" + b"0|AFRICA|lar deposits. blithely final packages cajole.|\n1|AMERICA|hs use ironic, even requests. s|\n",
+    b"\x11\x00" + b"0|ALGERIA|0| haggle. carefully final deposits detect slyly agai|\n1|ARGENTINA|1|al foxes promise slyly|\n",
+    b"\x0a\x00" + b"1|Supplier#000000001| N kD4on9OM Ipw3,gf0JBoQDd7tgrzrddZ|17|27-918-335-1736|5755.94|each slyly above|\n",
+    b"\x13\x00" + b"1|Customer#000000001|IVhzIApeRb ot,c,E|15|25-989-741-2988|711.56|BUILDING|to the even, regular platelets.|\n",
+    b"\x14\x00" + b"1|goldenrod lavender spring chocolate lace|Manufacturer#1|Brand#13|PROMO BURNISHED COPPER|7|JUMBO PKG|901.00|ly. slyly ironi|\n",
+    b"\x35\x0b" + b"1|2|3325|771.64|, even theodolites. regular, final theodolites eat after the carefully pending foxes.|\n",
+    b"\x16\x00" + b"1|36901|O|173665.47|1996-01-02|5-LOW|Clerk#000000951|0|nstructions sleep furiously among |\n"
+                  b"2|78002|O|46929.18|1996-12-01|1-URGENT|Clerk#000000880|0| foxes. pending accounts at the pending|\n",
+    b"\x17\x00" + b"1|155190|7706|1|17|21168.23|0.04|0.02|N|O|1996-03-13|1996-02-12|1996-03-22|DELIVER IN PERSON|TRUCK|egular courts above the|\n"
+                  b"1|67310|7311|2|36|45983.16|0.09|0.06|N|O|1996-04-12|1996-02-28|1996-04-20|TAKE BACK RETURN|MAIL|ly final dependencies|\n",
+    b"\x77\xa5" + b"3|4297|1798|1|45|54058.05|0.06|0.00|R|F|1994-02-02|1994-01-04|1994-02-23|NONE|AIR|ongside of the furiously|\r\n",
+    b"\x1e\x00" + b"1|37|O|131251.811|1996-01-02|5-LOW|Clerk#1|0|c|\n",
+    b"\x1e\x00" + b"1|37|O|131251.81|1996-02-30|5-LOW|Clerk#1|0|c|\n",
+    b"\x18\x00" + b"0|AFRICA|\n",
+    b"\x18\x00" + b"0|AFRICA|c|d|\n",
+    b"\x1e\x00" + b"-9223372036854775808|9223372036854775807|F|-92233720368547758.08|2000-02-29|x|y|-1||\n",
+]
+
 # tests/fuzz/txn_engine_fuzz.cpp: a log mode and segment size, then operations, each an
 # operation byte (value % 16), a client byte and the operation's own bytes.
 TXN_OPS = {"begin": 0, "get": 2, "insert": 3, "update": 4, "upsert": 5, "remove": 6, "scan": 7,
@@ -107,6 +128,8 @@ def main():
             write(name, OPTION_SEEDS)
         elif name == "tbl_reader":
             write(name, TBL_SEEDS)
+        elif name == "query_tbl":
+            write(name, QUERY_TBL_SEEDS)
         elif name == "txn_engine":
             write(name, txn_engine_seeds())
         else:
