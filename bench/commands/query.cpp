@@ -34,7 +34,7 @@ accessed columns per second.
   --data DIR            directory of the .tbl files (required)
   --query Q,...         the queries (required)
   --workers N           task-runtime workers (default 1)
-  --prefetch S          none, first-lines, whole-column or automatic (default automatic)
+  --prefetch S          none, first_lines, whole_column or automatic (default automatic)
   --finalize M          sequential, parallel or reduce: how partial aggregates merge (default reduce)
   --tuples-per-task N   tuples of a fragment, one task each: 1 to 65536 (default 1024)
   --no-bloom            joins probe their hash tables without a bloom filter first

@@ -3,9 +3,9 @@
 //
 // tpch-prefetch (Fig. 7.11, and Fig. 7.8/7.9 with --set queries=6): each query of --set
 // queries on --threads workers with every prefetch strategy of --technique (none: no prefetch;
-// first-lines: the first lines of every accessed column of the task's fragment; whole-column:
-// a dominant predicate column entirely; automatic: whole-column when a single-column predicate
-// selects < 10 %, else first-lines), the strategies interleaved within each repetition and the
+// first_lines: the first lines of every accessed column of the task's fragment; whole_column:
+// a dominant predicate column entirely; automatic: whole_column when a single-column predicate
+// selects < 10 %, else first_lines), the strategies interleaved within each repetition and the
 // median reported. Per row: seconds, the bytes of the accessed columns of every scanned
 // fragment, and those bytes per second as a fraction of this machine's sequential-read
 // bandwidth with as many threads; speedup_vs_naive is the median time without prefetching over
@@ -42,7 +42,7 @@
 namespace braid::bench {
 namespace {
 
-const std::vector<std::string> strategies = {"none", "first-lines", "whole-column", "automatic"};
+const std::vector<std::string> strategies = {"none", "first_lines", "whole_column", "automatic"};
 
 double scale_setting(const run_context& context) {
   const std::string text = context.setting("scale").value_or(context.quick() ? "0.01" : "1");
@@ -225,7 +225,7 @@ void run_tpch_task_size(run_context& context) {
   try {
     options.prefetch = query::parse_prefetch_strategy(prefetch);
   } catch (const std::invalid_argument&) {
-    throw usage_error("--set prefetch=" + prefetch + ": must be none, first-lines, whole-column or automatic");
+    throw usage_error("--set prefetch=" + prefetch + ": must be none, first_lines, whole_column or automatic");
   }
   const std::vector<unsigned> thread_counts = context.threads_or({1, 2});
   const unsigned repetitions = context.repetitions_or(context.quick() ? 1 : 5);
@@ -291,7 +291,7 @@ const registration tpch_task_size{experiment{
                  {"scale", "0.001..1000", "TPC-H scale factor generated (default 1; 0.01 with --quick)"},
                  {"data", "DIR", "read DIR/lineitem.tbl instead of generating"},
                  {"tuples", "32..65536 list", "tuples per task (default 32, 64, ... 65536)"},
-                 {"prefetch", "none | first-lines | whole-column | automatic", "prefetch strategy (default automatic)"},
+                 {"prefetch", "none | first_lines | whole_column | automatic", "prefetch strategy (default automatic)"},
                  {"finalize", "sequential | parallel | reduce", "how partial aggregates merge (default reduce)"}},
     .run = run_tpch_task_size,
 }};

@@ -82,7 +82,7 @@ TEST_F(QueryCommand, EachOptionReachesTheEngine) {
   EXPECT_EQ(small.at("tuples_per_task"), "32");
 
   EXPECT_EQ(number(timing({"--query", "6", "--prefetch", "none"}).at(0), "prefetches"), 0);
-  EXPECT_GT(number(timing({"--query", "6", "--prefetch", "first-lines"}).at(0), "prefetches"), 0);
+  EXPECT_GT(number(timing({"--query", "6", "--prefetch", "first_lines"}).at(0), "prefetches"), 0);
 
   EXPECT_EQ(timing({"--query", "1", "--workers", "2"}).at(0).at("workers"), "2");
   EXPECT_EQ(timing({"--query", "1", "--finalize", "sequential"}).at(0).at("finalize"), "sequential");
@@ -90,7 +90,7 @@ TEST_F(QueryCommand, EachOptionReachesTheEngine) {
   EXPECT_EQ(timing({"--query", "6", "--repetitions", "3"}).at(0).at("repetitions"), "3");
   // Every setting returns the reference's rows.
   for (const std::vector<std::string>& setting :
-       std::vector<std::vector<std::string>>{{"--no-bloom"}, {"--finalize", "parallel"}, {"--prefetch", "whole-column"}}) {
+       std::vector<std::vector<std::string>>{{"--no-bloom"}, {"--finalize", "parallel"}, {"--prefetch", "whole_column"}}) {
     std::vector<std::string> arguments = {"--query", "3,5,10", "--verify"};
     arguments.insert(arguments.end(), setting.begin(), setting.end());
     for (const row& r : timing(arguments)) EXPECT_EQ(r.at("verified"), "reference") << setting.front();

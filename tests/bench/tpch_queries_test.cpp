@@ -24,7 +24,7 @@ TEST_F(QueryExperiments, PrefetchRunsEveryStrategyVerified) {
   ASSERT_EQ(rows.size(), 8u);
   EXPECT_EQ(values_of(rows, "structure"), (std::set<std::string>{"q6", "q14"}));
   EXPECT_EQ(values_of(rows, "technique"),
-            (std::set<std::string>{"none", "first-lines", "whole-column", "automatic"}));
+            (std::set<std::string>{"none", "first_lines", "whole_column", "automatic"}));
   for (const row& r : rows) {
     EXPECT_EQ(r.at("verified"), "reference");
     EXPECT_GT(number(r, "bandwidth_fraction"), 0);
