@@ -199,7 +199,7 @@ const registration tpch_prefetch{experiment{
     .reproduces = "MxTasks Fig. 7.11 (prefetching on/off per TPC-H query), Fig. 7.8/7.9 (lineitem scan, strategies)",
     .summary = "TPC-H Q1-Q19 as task pipelines, seconds per prefetch strategy, and the share of read bandwidth",
     .techniques = strategies,
-    .accepted = accepts_threads,
+    .accepted = accepts_threads | accepts_technique,
     .settings = {{"queries", "1,3,5,6,10,12,14,19 | all | sum-quantity | q1-unfiltered", "the queries (default all)"},
                  {"scale", "0.001..1000", "TPC-H scale factor generated (default 1; 0.01 with --quick)"},
                  {"data", "DIR", "read DIR/<table>.tbl instead of generating"},
