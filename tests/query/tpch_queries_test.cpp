@@ -13,6 +13,7 @@
 #include <vector>
 #include <unistd.h>
 
+#include "query_runs.hpp"
 #include "tpch.hpp"
 #include "tpch_reference.hpp"
 
@@ -268,6 +269,29 @@ TEST_F(tpch_queries, argument_errors) {
   EXPECT_THROW(parse_finalize_mode("tree"), std::invalid_argument);
   EXPECT_EQ(parse_prefetch_strategy("whole_column"), prefetch_strategy::whole_column);
   EXPECT_EQ(parse_finalize_mode("reduce"), finalize_mode::reduce);
+}
+
+// Scale factor 0.1 (600,000 lineitems, ten times the fragments and groups of 0.01): every
+// query on 1 and 2 workers, prefetching and not, against the reference.
+TEST(tpch_queries_at_scale_0_1, every_query_equals_the_reference) {
+  const fs::path directory = fs::temp_directory_path() / ("braid_tpch_queries_sf01_" + std::to_string(::getpid()));
+  fs::create_directories(directory);
+  bench::tpch::generate({.scale_factor = 0.1, .seed = 23, .out = directory, .tables = {}});
+  const bench::tpch::reference_data reference = bench::tpch::load_reference_data(directory);
+  const tpch_database data = load_tpch(directory, bench::query_columns(1024));
+  std::error_code ignored;
+  fs::remove_all(directory, ignored);
+  tasks::runtime one({.workers = 1});
+  tasks::runtime two({.workers = 2});
+  for (const int number : tpch_query_numbers) {
+    const result expected = bench::tpch::reference_query(number, reference);
+    ASSERT_FALSE(expected.rows.empty()) << "Q" << number;
+    expect_same(run_tpch_query(number, data, one, {}, {.prefetch = prefetch_strategy::none,
+                                                        .finalize = finalize_mode::sequential}).rows,
+                expected, "Q" + std::to_string(number) + " at SF 0.1, 1 worker");
+    expect_same(run_tpch_query(number, data, two, {}, {}).rows, expected,
+                "Q" + std::to_string(number) + " at SF 0.1, 2 workers");
+  }
 }
 
 }  // namespace
