@@ -43,22 +43,12 @@ std::vector<query_choice> parse_query_choices(std::string_view list) {
   return choices;
 }
 
-query::tpch_database_options query_columns(std::size_t tuples_per_fragment) {
-  using query::tpch_table;
-  return {.tuples_per_fragment = tuples_per_fragment,
-          .tables = {
-              {tpch_table::region, {"r_regionkey", "r_name"}},
-              {tpch_table::nation, {"n_nationkey", "n_name", "n_regionkey"}},
-              {tpch_table::supplier, {"s_suppkey", "s_nationkey"}},
-              {tpch_table::customer,
-               {"c_custkey", "c_name", "c_address", "c_nationkey", "c_phone", "c_acctbal", "c_mktsegment", "c_comment"}},
-              {tpch_table::part, {"p_partkey", "p_brand", "p_type", "p_size", "p_container"}},
-              {tpch_table::orders, {"o_orderkey", "o_custkey", "o_orderdate", "o_orderpriority", "o_shippriority"}},
-              {tpch_table::lineitem,
-               {"l_orderkey", "l_partkey", "l_suppkey", "l_quantity", "l_extendedprice", "l_discount", "l_tax",
-                "l_returnflag", "l_linestatus", "l_shipdate", "l_commitdate", "l_receiptdate", "l_shipinstruct",
-                "l_shipmode"}},
-          }};
+query::tpch_database_options query_columns(const std::vector<query_choice>& choices, std::size_t tuples_per_fragment) {
+  std::vector<query::table_columns> columns;
+  for (const query_choice& choice : choices) {
+    columns.push_back(choice.number ? query::tpch_query_columns(*choice.number) : query::micro_query_columns(choice.micro));
+  }
+  return {.tuples_per_fragment = tuples_per_fragment, .tables = query::merge_columns(columns)};
 }
 
 tpch_files::tpch_files(std::optional<std::filesystem::path> directory, double scale, std::uint64_t seed) {

@@ -26,9 +26,9 @@ struct query_choice {
 // for anything else or an empty list.
 std::vector<query_choice> parse_query_choices(std::string_view list);
 
-// The tables and columns the plans read (the TPC-H queries above and the micro queries):
-// comments and partsupp are not loaded, except c_comment, which Q10 returns.
-query::tpch_database_options query_columns(std::size_t tuples_per_fragment);
+// What the chosen queries' plans read (query::tpch_query_columns), and nothing else: loading
+// is the slow part, and the unused text columns (comments) would take most of the memory.
+query::tpch_database_options query_columns(const std::vector<query_choice>& choices, std::size_t tuples_per_fragment);
 
 // .tbl files of the given directory, or generated at `scale` (and `seed`) into a temporary
 // directory removed with this object.

@@ -28,7 +28,7 @@ Loads DIR/<table>.tbl (`braid-bench tpch` writes them; partsupp is not needed) a
 query as task pipelines on braid's task runtime: TPC-H 1, 3, 5, 6, 10, 12, 14, 19 (`all` for
 the eight), or sum-quantity (sum(l_quantity)) and q1-unfiltered (Q1 without its filter). Prints
 each query's result rows ('|'-separated, a header line first), then one line per query with the
-median time (loading excluded), the tasks, fragments and prefetches, and the bytes of the
+median time in milliseconds (loading excluded), the tasks, fragments and prefetches, and the bytes of the
 accessed columns per second.
 
   --data DIR            directory of the .tbl files (required)
@@ -120,7 +120,7 @@ query_command_options parse_query_options(const std::vector<std::string>& argume
 query::tpch_database load_database(const query_command_options& options) {
   const tpch_files files(options.data, 1, 0);  // checks that the files are there
   try {
-    return query::load_tpch(files.directory(), query_columns(options.tuples_per_task));
+    return query::load_tpch(files.directory(), query_columns(options.queries, options.tuples_per_task));
   } catch (const join::tbl_error& error) {
     throw usage_error(error.what());
   }
@@ -173,7 +173,7 @@ int query_command(const std::vector<std::string>& arguments) {
         .set("bloom", std::string(options.execution.bloom_filters ? "on" : "off"))
         .set("tuples_per_task", static_cast<std::int64_t>(options.tuples_per_task))
         .set("repetitions", static_cast<std::int64_t>(options.repetitions))
-        .set("seconds", time)
+        .set("ms", time * 1e3)
         .set("result_rows", static_cast<std::int64_t>(last.run.rows.rows.size()))
         .set("pipelines", static_cast<std::int64_t>(statistics.pipelines))
         .set("fragments", static_cast<std::int64_t>(statistics.fragments))

@@ -57,8 +57,8 @@ const figure_registration task_size_figure{figure{
     .panels = {{.label = "SF 1",
                 .arguments = {"--threads", "1,2"},
                 .quick_arguments = {"--threads", "1", "--set", "scale=0.01", "--repetitions", "1"}}},
-    .axes = {.x = "tuples_per_task", .y = "seconds", .series = {"structure", "threads"},
-             .x_label = "tuples per task", .y_label = "seconds"},
+    .axes = {.x = "tuples_per_task", .y = "ms", .series = {"structure", "threads"},
+             .x_label = "tuples per task", .y_label = "milliseconds"},
     .paper = {paper_claim("MxTasks §7.3 (Fig. 7.13)", "task overhead negligible from 1,024 tuples per task",
                           {{"tuples_per_task", "1024"}}, statistic::maximum, 0.0, 0.05, shape_rule{},
                           "paper: 48 cores, SF 50", "overhead_vs_best")},
@@ -74,7 +74,7 @@ const figure_registration absolute_figure{figure{
                               "none,automatic", "--repetitions", "3"},
                 .quick_arguments = {"--set", "queries=1,6", "--set", "scale=0.01", "--threads", "2", "--technique",
                                     "none,automatic", "--repetitions", "1"}}},
-    .axes = {.x = "structure", .y = "seconds", .series = {"technique"}, .x_label = "query", .y_label = "seconds"},
+    .axes = {.x = "structure", .y = "ms", .series = {"technique"}, .x_label = "query", .y_label = "milliseconds"},
 }};
 
 }  // namespace

@@ -6,7 +6,7 @@
 // first_lines: the first lines of every accessed column of the task's fragment; whole_column:
 // a dominant predicate column entirely; automatic: whole_column when a single-column predicate
 // selects < 10 %, else first_lines), the strategies interleaved within each repetition and the
-// median reported. Per row: seconds, the bytes of the accessed columns of every scanned
+// median reported. Per row: milliseconds (ms), the bytes of the accessed columns of every scanned
 // fragment, and those bytes per second as a fraction of this machine's sequential-read
 // bandwidth with as many threads; speedup_vs_naive is the median time without prefetching over
 // this strategy's. Every strategy must return the rows the first one returned, or the run
@@ -132,7 +132,7 @@ void run_tpch_prefetch(run_context& context) {
 
   context.progress("loading TPC-H (scale " + std::to_string(scale) + ")");
   const tpch_files files(data_setting(context), scale, context.seed());
-  const query::tpch_database data = query::load_tpch(files.directory(), query_columns(tuples));
+  const query::tpch_database data = query::load_tpch(files.directory(), query_columns(choices, tuples));
   context.note("tpch_data", files.generated() ? "generated, scale " + std::to_string(scale) : files.directory().string());
 
   std::size_t configuration = 0;
@@ -175,7 +175,7 @@ void run_tpch_prefetch(run_context& context) {
             .set("technique", strategy.name)
             .set("threads", static_cast<std::int64_t>(threads))
             .set("ops", static_cast<std::int64_t>(statistics.fragments))
-            .set("seconds", seconds)
+            .set("ms", seconds * 1e3)
             .set("scale", scale)
             .set("tuples_per_task", static_cast<std::int64_t>(tuples))
             .set("finalize", std::string(query::to_string(finalize)))
@@ -232,11 +232,8 @@ void run_tpch_task_size(run_context& context) {
 
   context.progress("loading TPC-H lineitem (scale " + std::to_string(scale) + ")");
   const tpch_files files(data_setting(context), scale, context.seed());
-  const query::tpch_load_options columns{
-      .tuples_per_fragment = sizes.front(),
-      .columns = {"l_quantity", "l_extendedprice", "l_discount", "l_tax", "l_returnflag", "l_linestatus", "l_shipdate"}};
-  const query::table lineitem =
-      query::load_tpch_table(files.directory() / "lineitem.tbl", query::tpch_table::lineitem, columns);
+  const query::tpch_database loaded = query::load_tpch(files.directory(), query_columns(choices, sizes.front()));
+  const query::table& lineitem = loaded.get(query::tpch_table::lineitem);
   context.require_memory(static_cast<std::size_t>(lineitem.fragment_bytes()) * lineitem.fragment_count() * sizes.size(),
                          "lineitem once per fragment size");
   std::vector<query::tpch_database> layouts(sizes.size());
@@ -270,7 +267,7 @@ void run_tpch_task_size(run_context& context) {
             .set("threads", static_cast<std::int64_t>(threads))
             .set("ops", static_cast<std::int64_t>(lineitem.rows()))
             .set("ns_per_op", time * 1e9 / static_cast<double>(std::max<std::uint64_t>(1, lineitem.rows())))
-            .set("seconds", time)
+            .set("ms", time * 1e3)
             .set("scale", scale)
             .set("tuples_per_task", static_cast<std::int64_t>(sizes[i]))
             .set("tasks", static_cast<std::int64_t>(last[i].tasks))

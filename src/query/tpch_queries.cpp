@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -705,6 +706,76 @@ query_run run_micro_query(micro_query which, const tpch_database& data, tasks::r
     case micro_query::q1_unfiltered: return pricing_summary(data, runtime, options, std::nullopt);
   }
   throw std::invalid_argument("query: unknown micro query");
+}
+
+}  // namespace braid::query
+
+namespace braid::query {
+
+table_columns tpch_query_columns(int number) {
+  using enum tpch_table;
+  switch (number) {
+    case 1:
+      return {{lineitem, {"l_quantity", "l_extendedprice", "l_discount", "l_tax", "l_returnflag", "l_linestatus",
+                          "l_shipdate"}}};
+    case 3:
+      return {{customer, {"c_custkey", "c_mktsegment"}},
+              {orders, {"o_orderkey", "o_custkey", "o_orderdate", "o_shippriority"}},
+              {lineitem, {"l_orderkey", "l_extendedprice", "l_discount", "l_shipdate"}}};
+    case 5:
+      return {{region, {"r_regionkey", "r_name"}},
+              {nation, {"n_nationkey", "n_name", "n_regionkey"}},
+              {supplier, {"s_suppkey", "s_nationkey"}},
+              {customer, {"c_custkey", "c_nationkey"}},
+              {orders, {"o_orderkey", "o_custkey", "o_orderdate"}},
+              {lineitem, {"l_orderkey", "l_suppkey", "l_extendedprice", "l_discount"}}};
+    case 6:
+      return {{lineitem, {"l_shipdate", "l_discount", "l_quantity", "l_extendedprice"}}};
+    case 10:
+      return {{nation, {"n_nationkey", "n_name"}},
+              {customer, {"c_custkey", "c_name", "c_address", "c_nationkey", "c_phone", "c_acctbal", "c_comment"}},
+              {orders, {"o_orderkey", "o_custkey", "o_orderdate"}},
+              {lineitem, {"l_orderkey", "l_extendedprice", "l_discount", "l_returnflag"}}};
+    case 12:
+      return {{orders, {"o_orderkey", "o_orderpriority"}},
+              {lineitem, {"l_orderkey", "l_shipmode", "l_commitdate", "l_receiptdate", "l_shipdate"}}};
+    case 14:
+      return {{part, {"p_partkey", "p_type"}}, {lineitem, {"l_partkey", "l_extendedprice", "l_discount", "l_shipdate"}}};
+    case 19:
+      return {{part, {"p_partkey", "p_brand", "p_size", "p_container"}},
+              {lineitem, {"l_partkey", "l_quantity", "l_extendedprice", "l_discount", "l_shipinstruct", "l_shipmode"}}};
+    default:
+      throw std::invalid_argument("query: TPC-H query " + std::to_string(number) +
+                                  " has no plan (plans: 1, 3, 5, 6, 10, 12, 14, 19)");
+  }
+}
+
+table_columns micro_query_columns(micro_query which) {
+  switch (which) {
+    case micro_query::sum_quantity: return {{tpch_table::lineitem, {"l_quantity"}}};
+    case micro_query::q1_unfiltered:
+      return {{tpch_table::lineitem,
+               {"l_quantity", "l_extendedprice", "l_discount", "l_tax", "l_returnflag", "l_linestatus"}}};
+  }
+  throw std::invalid_argument("query: unknown micro query");
+}
+
+table_columns merge_columns(const std::vector<table_columns>& queries) {
+  std::array<std::optional<std::vector<std::string>>, tpch_table_count> merged;
+  for (const table_columns& query : queries) {
+    for (const auto& [which, columns] : query) {
+      auto& kept = merged[static_cast<std::size_t>(which)];
+      if (!kept) kept.emplace();
+      for (const std::string& column : columns) {
+        if (std::find(kept->begin(), kept->end(), column) == kept->end()) kept->push_back(column);
+      }
+    }
+  }
+  table_columns out;
+  for (std::size_t t = 0; t < tpch_table_count; ++t) {
+    if (merged[t]) out.emplace_back(static_cast<tpch_table>(t), std::move(*merged[t]));
+  }
+  return out;
 }
 
 }  // namespace braid::query

@@ -26,7 +26,10 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "braid/query/dataflow.hpp"
 #include "braid/query/result.hpp"
@@ -51,6 +54,14 @@ enum class micro_query : std::uint8_t {
   sum_quantity,   // select sum(l_quantity) as sum_quantity from lineitem
   q1_unfiltered,  // Q1 without its shipdate filter
 };
+
+// The tables and columns a query's plan reads, for loading no more than it needs (load_tpch's
+// tpch_database_options::tables). `number` as for run_tpch_query, else std::invalid_argument.
+using table_columns = std::vector<std::pair<tpch_table, std::vector<std::string>>>;
+table_columns tpch_query_columns(int number);
+table_columns micro_query_columns(micro_query which);
+// The union of several queries' columns, each table once, in tpch_table order.
+table_columns merge_columns(const std::vector<table_columns>& queries);
 
 // `number` in tpch_query_numbers, else std::invalid_argument.
 query_run run_tpch_query(int number, const tpch_database& data, tasks::runtime& runtime,
