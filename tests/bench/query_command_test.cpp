@@ -66,6 +66,15 @@ TEST_F(QueryCommand, PrintsEveryQuerysReferenceRows) {
   }
 }
 
+// Each query alone loads only the columns its plan reads, and still returns the reference's rows.
+TEST_F(QueryCommand, EachQueryAloneLoadsEnough) {
+  for (int number : query::tpch_query_numbers) {
+    const std::vector<row> rows = timing({"--query", std::to_string(number), "--verify"});
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0].at("verified"), "reference") << number;
+  }
+}
+
 TEST_F(QueryCommand, VerifyChecksAgainstTheReference) {
   const std::vector<row> rows = timing({"--query", "1,6,sum-quantity", "--verify"});
   ASSERT_EQ(rows.size(), 3u);
