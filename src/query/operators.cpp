@@ -227,12 +227,6 @@ void bloom_filter::insert(std::uint64_t key) noexcept {
   bits_[shift_ == 64 ? 0 : hash >> shift_] |= mask_of(hash);
 }
 
-bool bloom_filter::may_contain(std::uint64_t key) const noexcept {
-  if (bits_.empty()) return false;
-  const std::uint64_t hash = hash_key(key);
-  const std::uint64_t mask = mask_of(hash);
-  return (bits_[shift_ == 64 ? 0 : hash >> shift_] & mask) == mask;
-}
 
 // ---- join table ------------------------------------------------------------------------------
 

@@ -41,6 +41,8 @@ class plan : public query_plan {
 
   const table& get(tpch_table which) const { return data_.get(which); }
   group_aggregate& aggregate(std::size_t sums) { return aggregate_sums(sums); }
+  // Probes interleaved at a time (join_table::probe_batch).
+  [[nodiscard]] std::size_t probe_group() const noexcept { return options_.probe_group; }
   execution_statistics run() { return query_plan::run(runtime_, {.prefetch = options_.prefetch, .finalize = options_.finalize}); }
 
  private:
@@ -161,14 +163,14 @@ query_run shipping_priority(const tpch_database& data, tasks::runtime& runtime, 
         const auto* customer_key = orders.column_data<std::int64_t>(f, o_custkey);
         const auto* order_date = orders.column_data<std::int32_t>(f, o_orderdate);
         const auto* ship_priority = orders.column_data<std::int64_t>(f, o_shippriority);
-        for (std::uint32_t i = 0; i < count; ++i) {
-          const std::uint32_t r = rows[i];
-          const auto c = static_cast<std::uint64_t>(customer_key[r]);
-          if (!customers.may_contain(c)) continue;
-          const std::int64_t payload = (std::int64_t{order_date[r]} * (std::int64_t{1} << 32)) +
-                                       static_cast<std::int64_t>(static_cast<std::uint32_t>(ship_priority[r]));
-          customers.for_each_match(c, [&](std::int64_t) { qualifying_orders.insert(worker, static_cast<std::uint64_t>(key[r]), payload); });
-        }
+        customers.probe_batch(
+            count, q.probe_group(), [&](std::uint32_t i) { return static_cast<std::uint64_t>(customer_key[rows[i]]); },
+            [&](std::uint32_t i, std::int64_t) {
+              const std::uint32_t r = rows[i];
+              const std::int64_t payload = (std::int64_t{order_date[r]} * (std::int64_t{1} << 32)) +
+                                           static_cast<std::int64_t>(static_cast<std::uint32_t>(ship_priority[r]));
+              qualifying_orders.insert(worker, static_cast<std::uint64_t>(key[r]), payload);
+            });
       });
   q.after(build_orders, build_customers);
 
@@ -180,14 +182,12 @@ query_run shipping_priority(const tpch_database& data, tasks::runtime& runtime, 
         const auto* key = lineitem.column_data<std::int64_t>(f, l_orderkey);
         const auto* price = lineitem.column_data<std::int64_t>(f, l_extendedprice);
         const auto* discount = lineitem.column_data<std::int64_t>(f, l_discount);
-        for (std::uint32_t i = 0; i < count; ++i) {
-          const std::uint32_t r = rows[i];
-          const auto k = static_cast<std::uint64_t>(key[r]);
-          if (!qualifying_orders.may_contain(k)) continue;
-          qualifying_orders.for_each_match(k, [&](std::int64_t payload) {
-            revenue.accumulators(worker, k, payload)[0] += discounted(price[r], discount[r]);
-          });
-        }
+        qualifying_orders.probe_batch(
+            count, q.probe_group(), [&](std::uint32_t i) { return static_cast<std::uint64_t>(key[rows[i]]); },
+            [&](std::uint32_t i, std::int64_t payload) {
+              const std::uint32_t r = rows[i];
+              revenue.accumulators(worker, static_cast<std::uint64_t>(key[r]), payload)[0] += discounted(price[r], discount[r]);
+            });
       });
   q.after(probe, build_orders);
 
@@ -280,12 +280,9 @@ query_run local_supplier_volume(const tpch_database& data, tasks::runtime& runti
       &qualifying_orders, [&](unsigned worker, std::size_t f, const std::uint32_t* rows, std::uint32_t count) {
         const auto* key = orders.column_data<std::int64_t>(f, o_orderkey);
         const auto* customer_key = orders.column_data<std::int64_t>(f, o_custkey);
-        for (std::uint32_t i = 0; i < count; ++i) {
-          const std::uint32_t r = rows[i];
-          const auto c = static_cast<std::uint64_t>(customer_key[r]);
-          if (!customers.may_contain(c)) continue;
-          customers.for_each_match(c, [&](std::int64_t n) { qualifying_orders.insert(worker, static_cast<std::uint64_t>(key[r]), n); });
-        }
+        customers.probe_batch(
+            count, q.probe_group(), [&](std::uint32_t i) { return static_cast<std::uint64_t>(customer_key[rows[i]]); },
+            [&](std::uint32_t i, std::int64_t n) { qualifying_orders.insert(worker, static_cast<std::uint64_t>(key[rows[i]]), n); });
       });
   q.after(build_orders, build_customers);
 
@@ -297,20 +294,18 @@ query_run local_supplier_volume(const tpch_database& data, tasks::runtime& runti
         const auto* supplier_key = lineitem.column_data<std::int64_t>(f, l_suppkey);
         const auto* price = lineitem.column_data<std::int64_t>(f, l_extendedprice);
         const auto* discount = lineitem.column_data<std::int64_t>(f, l_discount);
-        for (std::uint32_t i = 0; i < count; ++i) {
-          const std::uint32_t r = rows[i];
-          const auto k = static_cast<std::uint64_t>(key[r]);
-          if (!qualifying_orders.may_contain(k)) continue;
-          qualifying_orders.for_each_match(k, [&](std::int64_t customer_nation) {
-            const auto s = static_cast<std::uint64_t>(supplier_key[r]);
-            if (!suppliers.may_contain(s)) return;
-            suppliers.for_each_match(s, [&](std::int64_t supplier_nation) {
-              if (supplier_nation == customer_nation) {
-                revenue.accumulators(worker, static_cast<std::uint64_t>(customer_nation))[0] += discounted(price[r], discount[r]);
-              }
+        qualifying_orders.probe_batch(
+            count, q.probe_group(), [&](std::uint32_t i) { return static_cast<std::uint64_t>(key[rows[i]]); },
+            [&](std::uint32_t i, std::int64_t customer_nation) {
+              const std::uint32_t r = rows[i];
+              const auto s = static_cast<std::uint64_t>(supplier_key[r]);
+              if (!suppliers.may_contain(s)) return;
+              suppliers.for_each_match(s, [&](std::int64_t supplier_nation) {
+                if (supplier_nation == customer_nation) {
+                  revenue.accumulators(worker, static_cast<std::uint64_t>(customer_nation))[0] += discounted(price[r], discount[r]);
+                }
+              });
             });
-          });
-        }
       });
   q.after(probe, build_orders);
   q.after(probe, build_suppliers);
@@ -414,14 +409,12 @@ query_run returned_item_reporting(const tpch_database& data, tasks::runtime& run
         const auto* key = lineitem.column_data<std::int64_t>(f, l_orderkey);
         const auto* price = lineitem.column_data<std::int64_t>(f, l_extendedprice);
         const auto* discount = lineitem.column_data<std::int64_t>(f, l_discount);
-        for (std::uint32_t i = 0; i < count; ++i) {
-          const std::uint32_t r = rows[i];
-          const auto k = static_cast<std::uint64_t>(key[r]);
-          if (!qualifying_orders.may_contain(k)) continue;
-          qualifying_orders.for_each_match(k, [&](std::int64_t customer_key) {
-            revenue.accumulators(worker, static_cast<std::uint64_t>(customer_key))[0] += discounted(price[r], discount[r]);
-          });
-        }
+        qualifying_orders.probe_batch(
+            count, q.probe_group(), [&](std::uint32_t i) { return static_cast<std::uint64_t>(key[rows[i]]); },
+            [&](std::uint32_t i, std::int64_t customer_key) {
+              const std::uint32_t r = rows[i];
+              revenue.accumulators(worker, static_cast<std::uint64_t>(customer_key))[0] += discounted(price[r], discount[r]);
+            });
       });
   q.after(probe, build_orders);
 
@@ -478,36 +471,39 @@ query_run shipping_modes(const tpch_database& data, tasks::runtime& runtime, con
   const std::int64_t from = day_number(parameters.q12_date);
   const std::int64_t until = plus_months(parameters.q12_date, 12);
 
-  // orderkey -> 1 for a high priority (1-URGENT, 2-HIGH), else 0.
-  const predicate* high = q.keep(predicate::text_in(orders, "o_orderpriority", {"1-URGENT", "2-HIGH"}));
-  join_table& priorities = q.join(false);
-  const auto build = q.scan("q12 orders", orders, nullptr, nullptr, {"o_orderkey", "o_orderpriority"}, &priorities,
-                            [&](unsigned worker, std::size_t f, const std::uint32_t* rows, std::uint32_t count) {
-                              const auto* key = orders.column_data<std::int64_t>(f, o_orderkey);
-                              const auto* priority = orders.column_data<std::uint32_t>(f, o_orderpriority);
-                              const std::uint8_t* is_high = high->code_bitmap().data();
-                              for (std::uint32_t i = 0; i < count; ++i) {
-                                priorities.insert(worker, static_cast<std::uint64_t>(key[rows[i]]), is_high[priority[rows[i]]]);
-                              }
-                            });
-
+  // The build side is the qualifying lineitems (about 0.5 % of them: two ship modes, one year
+  // of receipt dates, two date orders), orderkey -> ship mode code, one entry per line; the
+  // orders then probe it, through its bloom filter, so the large side is only scanned.
   const predicate* received = q.keep(predicate::range(lineitem, "l_receiptdate", from, until - 1));
   const predicate* filter = q.keep(predicate::all_of(
       {*received, predicate::text_in(lineitem, "l_shipmode", {parameters.q12_shipmode1, parameters.q12_shipmode2}),
        predicate::column_less(lineitem, "l_commitdate", "l_receiptdate"), predicate::column_less(lineitem, "l_shipdate", "l_commitdate")}));
-  group_aggregate& counts = q.aggregate(2);
-  const auto probe = q.scan("q12 lineitem", lineitem, filter, received, {"l_orderkey"}, &counts,
+  join_table& lines = q.join(true);
+  const auto build = q.scan("q12 lineitem", lineitem, filter, received, {"l_orderkey", "l_shipmode"}, &lines,
                             [&](unsigned worker, std::size_t f, const std::uint32_t* rows, std::uint32_t count) {
                               const auto* key = lineitem.column_data<std::int64_t>(f, l_orderkey);
                               const auto* mode = lineitem.column_data<std::uint32_t>(f, l_shipmode);
                               for (std::uint32_t i = 0; i < count; ++i) {
-                                const std::uint32_t r = rows[i];
-                                priorities.for_each_match(static_cast<std::uint64_t>(key[r]), [&](std::int64_t is_high) {
-                                  int128* sums = counts.accumulators(worker, mode[r]);
-                                  sums[0] += is_high;
-                                  sums[1] += 1 - is_high;
-                                });
+                                lines.insert(worker, static_cast<std::uint64_t>(key[rows[i]]), mode[rows[i]]);
                               }
+                            });
+
+  // Per ship mode: lines of high-priority orders (1-URGENT, 2-HIGH), and of the others.
+  const predicate* high = q.keep(predicate::text_in(orders, "o_orderpriority", {"1-URGENT", "2-HIGH"}));
+  group_aggregate& counts = q.aggregate(2);
+  const auto probe = q.scan("q12 orders", orders, nullptr, nullptr, {"o_orderkey", "o_orderpriority"}, &counts,
+                            [&](unsigned worker, std::size_t f, const std::uint32_t* rows, std::uint32_t count) {
+                              const auto* key = orders.column_data<std::int64_t>(f, o_orderkey);
+                              const auto* priority = orders.column_data<std::uint32_t>(f, o_orderpriority);
+                              const std::uint8_t* is_high = high->code_bitmap().data();
+                              lines.probe_batch(
+                                  count, q.probe_group(), [&](std::uint32_t i) { return static_cast<std::uint64_t>(key[rows[i]]); },
+                                  [&](std::uint32_t i, std::int64_t mode) {
+                                    const int128 high_line = is_high[priority[rows[i]]];
+                                    int128* sums = counts.accumulators(worker, static_cast<std::uint64_t>(mode));
+                                    sums[0] += high_line;
+                                    sums[1] += 1 - high_line;
+                                  });
                             });
   q.after(probe, build);
 
@@ -556,15 +552,15 @@ query_run promotion_effect(const tpch_database& data, tasks::runtime& runtime, c
                               const auto* key = lineitem.column_data<std::int64_t>(f, l_partkey);
                               const auto* price = lineitem.column_data<std::int64_t>(f, l_extendedprice);
                               const auto* discount = lineitem.column_data<std::int64_t>(f, l_discount);
-                              for (std::uint32_t i = 0; i < count; ++i) {
-                                const std::uint32_t r = rows[i];
-                                promotions.for_each_match(static_cast<std::uint64_t>(key[r]), [&](std::int64_t is_promo) {
-                                  int128* totals = sums.accumulators(worker, 0);
-                                  const int128 revenue = discounted(price[r], discount[r]);
-                                  totals[0] += is_promo != 0 ? revenue : 0;
-                                  totals[1] += revenue;
-                                });
-                              }
+                              promotions.probe_batch(
+                                  count, q.probe_group(), [&](std::uint32_t i) { return static_cast<std::uint64_t>(key[rows[i]]); },
+                                  [&](std::uint32_t i, std::int64_t is_promo) {
+                                    const std::uint32_t r = rows[i];
+                                    int128* totals = sums.accumulators(worker, 0);
+                                    const int128 revenue = discounted(price[r], discount[r]);
+                                    totals[0] += is_promo != 0 ? revenue : 0;
+                                    totals[1] += revenue;
+                                  });
                             });
   q.after(probe, build);
 
@@ -636,19 +632,17 @@ query_run discounted_revenue(const tpch_database& data, tasks::runtime& runtime,
         const auto* price = lineitem.column_data<std::int64_t>(f, l_extendedprice);
         const auto* discount = lineitem.column_data<std::int64_t>(f, l_discount);
         int128 sum = 0;
-        for (std::uint32_t i = 0; i < count; ++i) {
-          const std::uint32_t r = rows[i];
-          const auto k = static_cast<std::uint64_t>(key[r]);
-          if (!parts.may_contain(k)) continue;
-          parts.for_each_match(k, [&](std::int64_t disjuncts) {
-            bool qualifies = false;
-            for (std::size_t d = 0; d < 3; ++d) {
-              const bool in_range = quantity[r] >= quantities[d] * 100 && quantity[r] <= (quantities[d] + 10) * 100;
-              qualifies = qualifies || (((disjuncts >> d) & 1) != 0 && in_range);
-            }
-            if (qualifies) sum += discounted(price[r], discount[r]);
-          });
-        }
+        parts.probe_batch(
+            count, q.probe_group(), [&](std::uint32_t i) { return static_cast<std::uint64_t>(key[rows[i]]); },
+            [&](std::uint32_t i, std::int64_t disjuncts) {
+              const std::uint32_t r = rows[i];
+              bool qualifies = false;
+              for (std::size_t d = 0; d < 3; ++d) {
+                const bool in_range = quantity[r] >= quantities[d] * 100 && quantity[r] <= (quantities[d] + 10) * 100;
+                qualifies = qualifies || (((disjuncts >> d) & 1) != 0 && in_range);
+              }
+              if (qualifies) sum += discounted(price[r], discount[r]);
+            });
         if (sum != 0) revenue.accumulators(worker, 0)[0] += sum;
       });
   q.after(probe, build);
@@ -683,8 +677,18 @@ query_run sum_quantity(const tpch_database& data, tasks::runtime& runtime, const
 
 }  // namespace
 
+namespace {
+void check_options(const execution_options& options) {
+  if (options.probe_group == 0 || options.probe_group > join_table::max_probe_group) {
+    throw std::invalid_argument("query: probe group " + std::to_string(options.probe_group) + " is not in 1.." +
+                                std::to_string(join_table::max_probe_group));
+  }
+}
+}  // namespace
+
 query_run run_tpch_query(int number, const tpch_database& data, tasks::runtime& runtime, const tpch_parameters& parameters,
                          const execution_options& options) {
+  check_options(options);
   switch (number) {
     case 1: return pricing_summary(data, runtime, options, day_number(std::chrono::sys_days{std::chrono::year{1998} / 12 / 1}) - parameters.q1_delta_days);
     case 3: return shipping_priority(data, runtime, parameters, options);
@@ -701,6 +705,7 @@ query_run run_tpch_query(int number, const tpch_database& data, tasks::runtime& 
 }
 
 query_run run_micro_query(micro_query which, const tpch_database& data, tasks::runtime& runtime, const execution_options& options) {
+  check_options(options);
   switch (which) {
     case micro_query::sum_quantity: return sum_quantity(data, runtime, options);
     case micro_query::q1_unfiltered: return pricing_summary(data, runtime, options, std::nullopt);

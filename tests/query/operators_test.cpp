@@ -9,6 +9,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace braid::query {
@@ -249,6 +250,53 @@ TEST(join_table, empty_and_unfiltered_tables) {
   EXPECT_TRUE(plain.may_contain(5));  // no filter: every key must be probed
   EXPECT_FALSE(plain.has_bloom_filter());
   EXPECT_THROW(join_table(0, false), std::invalid_argument);
+}
+
+// probe_batch returns exactly what for_each_match returns key by key, in key order, for every
+// group size (1 plain, groups that divide the input, do not, exceed it, exceed the maximum),
+// with and without the bloom filter, finalized into one table or parts, over absent keys,
+// duplicates and extreme keys.
+TEST(join_table, interleaved_probes_equal_one_probe_at_a_time) {
+  std::mt19937_64 random(17);
+  for (const bool bloom : {true, false}) {
+    for (auto mode : {finalize_mode::reduce, finalize_mode::parallel}) {
+      join_table table(2, bloom);
+      const std::vector<std::uint64_t> extremes = {0, 1, std::numeric_limits<std::uint64_t>::max()};
+      for (std::uint64_t k : extremes) table.insert(0, k, 7);
+      for (std::uint64_t i = 0; i < 3000; ++i) {
+        const std::uint64_t k = random() % 5000;  // duplicates and gaps
+        table.insert(static_cast<unsigned>(i % 2), k, static_cast<std::int64_t>(i));
+      }
+      if (mode == finalize_mode::parallel) {
+        table.finalize_part(0, 2);
+        table.finalize_part(1, 2);
+      } else {
+        table.merge(0, 1);
+      }
+      table.complete(mode);
+      std::vector<std::uint64_t> probes = extremes;
+      probes.push_back(std::numeric_limits<std::uint64_t>::max() - 1);
+      for (int i = 0; i < 2500; ++i) probes.push_back(random() % 10000);  // half absent
+      for (const std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{15}, probes.size()}) {
+        std::vector<std::pair<std::uint32_t, std::int64_t>> want;
+        for (std::uint32_t i = 0; i < count; ++i) {
+          table.for_each_match(probes[i], [&](std::int64_t payload) { want.emplace_back(i, payload); });
+        }
+        for (const std::size_t group : {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{16},
+                                        join_table::max_probe_group, join_table::max_probe_group + 9, count + 1}) {
+          std::vector<std::pair<std::uint32_t, std::int64_t>> got;
+          table.probe_batch(static_cast<std::uint32_t>(count), group, [&](std::uint32_t i) { return probes[i]; },
+                            [&](std::uint32_t i, std::int64_t payload) { got.emplace_back(i, payload); });
+          ASSERT_EQ(got, want) << "bloom " << bloom << " group " << group << " count " << count;
+        }
+      }
+    }
+  }
+  join_table empty(1, true);
+  empty.complete(finalize_mode::sequential);
+  std::size_t visits = 0;
+  empty.probe_batch(3, 16, [](std::uint32_t i) { return std::uint64_t{i}; }, [&](std::uint32_t, std::int64_t) { ++visits; });
+  EXPECT_EQ(visits, 0U);
 }
 
 TEST(bloom_filter, holds_every_inserted_key) {

@@ -1,5 +1,6 @@
 // braid-test: concurrent
 #include "braid/query/tpch_queries.hpp"
+#include "braid/query/operators.hpp"
 
 #include <gtest/gtest.h>
 
@@ -269,6 +270,23 @@ TEST_F(tpch_queries, argument_errors) {
   EXPECT_THROW(parse_finalize_mode("tree"), std::invalid_argument);
   EXPECT_EQ(parse_prefetch_strategy("whole_column"), prefetch_strategy::whole_column);
   EXPECT_EQ(parse_finalize_mode("reduce"), finalize_mode::reduce);
+}
+
+// Probing one key at a time and in groups of every size returns the same rows.
+TEST_F(tpch_queries, every_probe_group_returns_the_reference_rows) {
+  for (const int number : tpch_query_numbers) {
+    const result expected = bench::tpch::reference_query(number, *reference_);
+    for (const std::size_t group : {std::size_t{1}, std::size_t{3}, join_table::max_probe_group}) {
+      for (const unsigned workers : {1U, 2U}) {
+        expect_same(run_tpch_query(number, database(32), runtime(workers), {}, {.probe_group = group}).rows, expected,
+                    "Q" + std::to_string(number) + " probe group " + std::to_string(group));
+      }
+    }
+  }
+  EXPECT_THROW((void)run_tpch_query(3, database(1024), runtime(1), {}, {.probe_group = 0}), std::invalid_argument);
+  EXPECT_THROW((void)run_micro_query(micro_query::sum_quantity, database(1024), runtime(1),
+                                     {.probe_group = join_table::max_probe_group + 1}),
+               std::invalid_argument);
 }
 
 // Each plan reads only the columns tpch_query_columns names: loaded with exactly those, it

@@ -29,6 +29,8 @@
 // entries per partial; partials are indexed by worker id (< workers given at construction).
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -39,6 +41,7 @@
 #include <string_view>
 #include <vector>
 
+#include "braid/core/prefetch.hpp"
 #include "braid/query/dataflow.hpp"
 #include "braid/query/result.hpp"
 #include "braid/query/table.hpp"
@@ -117,7 +120,17 @@ class bloom_filter {
   explicit bloom_filter(std::size_t keys);
   void insert(std::uint64_t key) noexcept;
   // False only when the key was never inserted.
-  [[nodiscard]] bool may_contain(std::uint64_t key) const noexcept;
+  [[nodiscard]] bool may_contain(std::uint64_t key) const noexcept { return may_contain_hash(hash_key(key)); }
+  // The same for a key whose hash_key is `hash`.
+  [[nodiscard]] bool may_contain_hash(std::uint64_t hash) const noexcept {
+    if (bits_.empty()) return false;
+    const std::uint64_t mask = mask_of(hash);
+    return (*word_of(hash) & mask) == mask;
+  }
+  // The word a key of this hash tests (for prefetching); null when the filter is empty.
+  [[nodiscard]] const std::uint64_t* word_of(std::uint64_t hash) const noexcept {
+    return bits_.empty() ? nullptr : &bits_[shift_ == 64 ? 0 : hash >> shift_];
+  }
   [[nodiscard]] std::size_t words() const noexcept { return bits_.size(); }
 
  private:
@@ -145,7 +158,7 @@ class join_table final : public sink {
   template <class Visit>
   std::size_t for_each_match(std::uint64_t key, Visit&& visit) const {
     const std::uint64_t hash = hash_key(key);
-    const part& table = parts_[parts_.size() == 1 ? 0 : (hash >> 20) % parts_.size()];
+    const part& table = part_of(hash);
     if (table.heads.empty()) return 0;
     std::size_t matches = 0;
     for (std::uint32_t i = table.heads[hash >> table.shift]; i != no_entry; i = table.entries[i].next) {
@@ -155,6 +168,55 @@ class join_table final : public sink {
       }
     }
     return matches;
+  }
+  // Probes key_of(i) for every i in [0, count) and calls visit(i, payload) for each match, in
+  // order of i: the bloom filter first (when on), then the key's chain. With group > 1 the
+  // probes of `group` keys at a time are interleaved by group prefetching (Chen et al., the GP
+  // of braid's index techniques, over a pipeline's selection vector): every key's bloom word is
+  // prefetched, then the heads of the keys that pass, then their first entries, then the chains
+  // are walked, so a group's misses overlap instead of following one another. group 1 is the
+  // plain probe, one key after another. Groups above max_probe_group are max_probe_group.
+  static constexpr std::size_t max_probe_group = 64;
+  template <class KeyOf, class Visit>
+  void probe_batch(std::uint32_t count, std::size_t group, KeyOf&& key_of, Visit&& visit) const {
+    if (group <= 1) {
+      for (std::uint32_t i = 0; i < count; ++i) {
+        const std::uint64_t key = key_of(i);
+        if (may_contain(key)) for_each_match(key, [&](std::int64_t payload) { visit(i, payload); });
+      }
+      return;
+    }
+    group = std::min(group, max_probe_group);
+    std::array<std::uint64_t, max_probe_group> keys;
+    std::array<std::uint64_t, max_probe_group> hashes;
+    std::array<std::uint32_t, max_probe_group> heads;
+    std::array<bool, max_probe_group> passed;
+    for (std::uint32_t base = 0; base < count; base += static_cast<std::uint32_t>(group)) {
+      const std::size_t n = std::min<std::size_t>(group, count - base);
+      for (std::size_t j = 0; j < n; ++j) {
+        keys[j] = key_of(static_cast<std::uint32_t>(base + j));
+        hashes[j] = hash_key(keys[j]);
+        if (bloom_on_) {
+          if (const std::uint64_t* word = bloom_.word_of(hashes[j])) braid::prefetch(word);
+        }
+      }
+      for (std::size_t j = 0; j < n; ++j) {
+        const part& table = part_of(hashes[j]);
+        passed[j] = !table.heads.empty() && (!bloom_on_ || bloom_.may_contain_hash(hashes[j]));
+        if (passed[j]) braid::prefetch(&table.heads[hashes[j] >> table.shift]);
+      }
+      for (std::size_t j = 0; j < n; ++j) {
+        const part& table = part_of(hashes[j]);
+        heads[j] = passed[j] ? table.heads[hashes[j] >> table.shift] : no_entry;
+        if (heads[j] != no_entry) braid::prefetch(&table.entries[heads[j]]);
+      }
+      for (std::size_t j = 0; j < n; ++j) {
+        const part& table = part_of(hashes[j]);
+        for (std::uint32_t e = heads[j]; e != no_entry; e = table.entries[e].next) {
+          if (table.entries[e].key == keys[j]) visit(static_cast<std::uint32_t>(base + j), table.entries[e].payload);
+        }
+      }
+    }
   }
   // The first payload stored under `key` (any one, when duplicated), or nullopt.
   [[nodiscard]] std::optional<std::int64_t> find(std::uint64_t key) const {
@@ -182,6 +244,9 @@ class join_table final : public sink {
     unsigned shift = 64;
   };
   static void build(part& table, std::vector<entry> entries);
+  [[nodiscard]] const part& part_of(std::uint64_t hash) const noexcept {
+    return parts_[parts_.size() == 1 ? 0 : (hash >> 20) % parts_.size()];
+  }
 
   std::vector<std::vector<entry>> partials_;
   std::vector<part> parts_;

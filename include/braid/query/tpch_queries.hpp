@@ -14,7 +14,7 @@
 //   Q5  region -> nation -> {supplier, customer} -> orders(date) -> lineitem -> group nation
 //   Q6  lineitem -> sum
 //   Q10 customer, nation (row references), orders(date) -> lineitem(R) -> group custkey, top 20
-//   Q12 orders (priority class) -> lineitem(modes, dates) -> group shipmode
+//   Q12 lineitem (modes, dates; the small side, bloom-filtered) -> orders (priority class) -> group shipmode
 //   Q14 part (PROMO%) -> lineitem(month) -> two sums, ratio
 //   Q19 part (the three disjuncts' part terms) -> lineitem (modes, instruct) -> sum
 // Output columns, names, scales and the total order follow result.hpp and tpch_parameters.hpp.
@@ -43,6 +43,9 @@ struct execution_options {
   prefetch_strategy prefetch = prefetch_strategy::automatic;
   finalize_mode finalize = finalize_mode::reduce;
   bool bloom_filters = true;
+  // Hash-join probes of a fragment interleaved at a time by group prefetching
+  // (join_table::probe_batch); 1 probes one key after another. 1 to join_table::max_probe_group.
+  std::size_t probe_group = 16;
 };
 
 struct query_run {
