@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "braid/join/tbl_reader.hpp"
+#include "braid/query/operators.hpp"
 #include "braid/query/tpch_queries.hpp"
 #include "braid/query/tpch_schema.hpp"
 #include "braid/tasks/runtime.hpp"
@@ -38,6 +39,8 @@ accessed columns per second.
   --finalize M          sequential, parallel or reduce: how partial aggregates merge (default reduce)
   --tuples-per-task N   tuples of a fragment, one task each: 1 to 65536 (default 1024)
   --no-bloom            joins probe their hash tables without a bloom filter first
+  --probe-group N       hash-join probes of a fragment interleaved at a time by group
+                        prefetching, 1 to 64; 1 probes one key after another (default 16)
   --repetitions N       timed runs per query, the median reported (default 1)
   --verify              check every result against the row-at-a-time reference (exit 1 if one differs)
   --quiet               print the timing lines only
@@ -87,6 +90,8 @@ void set_option(query_command_options& options, const std::string& name, const s
     options.execution.finalize = named_value(name, given, query::parse_finalize_mode);
   } else if (name == "--tuples-per-task") {
     options.tuples_per_task = number_in(name, given, 1, query::table::max_tuples_per_fragment);
+  } else if (name == "--probe-group") {
+    options.execution.probe_group = number_in(name, given, 1, query::join_table::max_probe_group);
   } else if (name == "--repetitions") {
     options.repetitions = static_cast<unsigned>(number_in(name, given, 1, 1000));
   } else if (name == "--format") {
@@ -171,6 +176,7 @@ int query_command(const std::vector<std::string>& arguments) {
         .set("prefetch", std::string(query::to_string(options.execution.prefetch)))
         .set("finalize", std::string(query::to_string(options.execution.finalize)))
         .set("bloom", std::string(options.execution.bloom_filters ? "on" : "off"))
+        .set("probe_group", static_cast<std::int64_t>(options.execution.probe_group))
         .set("tuples_per_task", static_cast<std::int64_t>(options.tuples_per_task))
         .set("repetitions", static_cast<std::int64_t>(options.repetitions))
         .set("ms", time * 1e3)

@@ -64,6 +64,18 @@ const figure_registration task_size_figure{figure{
                           "paper: 48 cores, SF 50", "overhead_vs_best")},
 }};
 
+const figure_registration join_probe_figure{figure{
+    .name = "tpch-join-probe-interleaving",
+    .experiment = "tpch-join-probes",
+    .reproduces = "MxTasks §7.3's unprefetched join misses (Q3, Q5, Q10), interleaved by braid",
+    .summary = "speedup of group-prefetched hash-join probes over one probe at a time, per TPC-H query",
+    .panels = {{.label = "SF 1",
+                .arguments = {"--threads", "1,2", "--group", "4,8,16,32"},
+                .quick_arguments = {"--threads", "1", "--group", "16", "--set", "scale=0.01", "--repetitions", "1"}}},
+    .axes = {.x = "group", .y = "speedup_vs_naive", .series = {"structure", "threads"},
+             .x_label = "probes in flight", .y_label = "speedup over one probe at a time"},
+}};
+
 const figure_registration absolute_figure{figure{
     .name = "tpch-sf10-q1-q6",
     .experiment = "tpch-prefetch",

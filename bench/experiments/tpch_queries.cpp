@@ -12,6 +12,12 @@
 // this strategy's. Every strategy must return the rows the first one returned, or the run
 // fails; --set verify=on also checks the first against the row-at-a-time reference.
 //
+// tpch-join-probes: the queries with hash joins, their probes one key after another (group 1,
+// technique naive) against group prefetching over each fragment's selection vector (gp, each
+// --group), interleaved within each repetition; speedup_vs_naive over group 1. MxTasks leaves
+// these misses to the hardware (its Q3, Q5 and Q10 are bound by them, §7.3); this is braid's
+// interleaving applied to them.
+//
 // tpch-task-size (Fig. 7.13): sum(l_quantity) and Q1 without its filter over lineitem cut into
 // fragments of each --set tuples count (one task per fragment), sizes interleaved within each
 // repetition; overhead_vs_best is the median time over the best size's, minus 1.
@@ -29,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "braid/query/operators.hpp"
 #include "braid/query/tpch_queries.hpp"
 #include "braid/query/tpch_schema.hpp"
 #include "braid/tasks/runtime.hpp"
@@ -207,6 +214,84 @@ const registration tpch_prefetch{experiment{
                  {"finalize", "sequential | parallel | reduce", "how partial aggregates merge (default reduce)"},
                  {"verify", "on | off", "compare with the row-at-a-time reference (default on up to scale 0.1)"}},
     .run = run_tpch_prefetch,
+}};
+
+// ---- tpch-join-probes ------------------------------------------------------------------------
+
+void run_tpch_join_probes(run_context& context) {
+  const double scale = scale_setting(context);
+  const std::vector<query_choice> choices = parse_query_choices(context.setting("queries").value_or("3,5,10,12,14,19"));
+  const std::size_t tuples = tuples_setting(context, "1024").front();
+  std::vector<std::size_t> groups = context.groups_or({1, 4, 8, 16, 32});
+  for (std::size_t group : groups) {
+    if (group > query::join_table::max_probe_group) {
+      throw usage_error("--group " + std::to_string(group) + ": probes interleave at most " +
+                        std::to_string(query::join_table::max_probe_group) + " at a time");
+    }
+  }
+  if (std::find(groups.begin(), groups.end(), std::size_t{1}) == groups.end()) groups.insert(groups.begin(), 1);
+  const std::vector<unsigned> thread_counts = context.threads_or({1, 2});
+  const unsigned repetitions = context.repetitions_or(context.quick() ? 1 : 5);
+  const std::string prefetch = context.setting("prefetch").value_or("automatic");
+  query::execution_options options{};
+  try {
+    options.prefetch = query::parse_prefetch_strategy(prefetch);
+  } catch (const std::invalid_argument&) {
+    throw usage_error("--set prefetch=" + prefetch + ": must be none, first_lines, whole_column or automatic");
+  }
+
+  context.progress("loading TPC-H (scale " + std::to_string(scale) + ")");
+  const tpch_files files(data_setting(context), scale, context.seed());
+  const query::tpch_database data = query::load_tpch(files.directory(), query_columns(choices, tuples));
+
+  std::size_t configuration = 0;
+  for (unsigned threads : thread_counts) {
+    tasks::runtime runtime({.workers = threads});
+    for (const query_choice& choice : choices) {
+      context.configuration(configuration++, thread_counts.size() * choices.size(),
+                            choice.label + ", " + std::to_string(threads) + " workers");
+      std::vector<std::vector<double>> seconds(groups.size());
+      std::optional<query::result> first;
+      for (unsigned repetition = 0; repetition < repetitions; ++repetition) {
+        for (std::size_t g = 0; g < groups.size(); ++g) {
+          options.probe_group = groups[g];
+          const timed_query run = run_timed_query(choice, data, runtime, options);
+          seconds[g].push_back(run.seconds);
+          if (!first) first = run.run.rows;
+          require_same_rows(*first, run.run.rows, choice.label + " with probe group " + std::to_string(groups[g]));
+        }
+      }
+      const double plain = median(seconds[0]);
+      for (std::size_t g = 0; g < groups.size(); ++g) {
+        const double time = median(seconds[g]);
+        result_row row;
+        row.set("structure", choice.label)
+            .set("technique", std::string(groups[g] == 1 ? "naive" : "gp"))
+            .set("group", static_cast<std::int64_t>(groups[g]))
+            .set("threads", static_cast<std::int64_t>(threads))
+            .set("ms", time * 1e3)
+            .set("speedup_vs_naive", plain / time)
+            .set("prefetch", prefetch)
+            .set("scale", scale)
+            .set("tuples_per_task", static_cast<std::int64_t>(tuples));
+        context.emit(std::move(row));
+      }
+    }
+  }
+}
+
+const registration tpch_join_probes{experiment{
+    .name = "tpch-join-probes",
+    .reproduces = "MxTasks §7.3 (Q3, Q5, Q10 bound by hash-join and bloom-filter misses the runtime cannot prefetch)",
+    .summary = "TPC-H queries with joins, their probes one at a time vs interleaved by group prefetching",
+    .techniques = {},
+    .accepted = accepts_threads | accepts_group,
+    .settings = {{"queries", "3,5,10,12,14,19 | all", "the queries (default the six with joins)"},
+                 {"scale", "0.001..1000", "TPC-H scale factor generated (default 1; 0.01 with --quick)"},
+                 {"data", "DIR", "read DIR/<table>.tbl instead of generating"},
+                 {"tuples", "32..65536", "tuples per fragment, one task each (default 1024)"},
+                 {"prefetch", "none | first_lines | whole_column | automatic", "prefetch strategy (default automatic)"}},
+    .run = run_tpch_join_probes,
 }};
 
 // ---- tpch-task-size --------------------------------------------------------------------------

@@ -97,9 +97,11 @@ TEST_F(QueryCommand, EachOptionReachesTheEngine) {
   EXPECT_EQ(timing({"--query", "1", "--finalize", "sequential"}).at(0).at("finalize"), "sequential");
   EXPECT_EQ(timing({"--query", "3", "--no-bloom"}).at(0).at("bloom"), "off");
   EXPECT_EQ(timing({"--query", "6", "--repetitions", "3"}).at(0).at("repetitions"), "3");
+  EXPECT_EQ(timing({"--query", "3", "--probe-group", "1"}).at(0).at("probe_group"), "1");
   // Every setting returns the reference's rows.
   for (const std::vector<std::string>& setting :
-       std::vector<std::vector<std::string>>{{"--no-bloom"}, {"--finalize", "parallel"}, {"--prefetch", "whole_column"}}) {
+       std::vector<std::vector<std::string>>{{"--no-bloom"}, {"--finalize", "parallel"}, {"--prefetch", "whole_column"},
+                                             {"--probe-group", "1"}, {"--probe-group", "64"}}) {
     std::vector<std::string> arguments = {"--query", "3,5,10", "--verify"};
     arguments.insert(arguments.end(), setting.begin(), setting.end());
     for (const row& r : timing(arguments)) EXPECT_EQ(r.at("verified"), "reference") << setting.front();
@@ -116,6 +118,8 @@ TEST_F(QueryCommand, RefusesBadInput) {
   expect_usage_error({"--data", data, "--query", "6", "--finalize", "later"}, "--finalize");
   expect_usage_error({"--data", data, "--query", "6", "--tuples-per-task", "65537"}, "--tuples-per-task");
   expect_usage_error({"--data", data, "--query", "6", "--format", "json"}, "--format");
+  expect_usage_error({"--data", data, "--query", "6", "--probe-group", "65"}, "--probe-group");
+  expect_usage_error({"--data", data, "--query", "6", "--probe-group", "0"}, "--probe-group");
   expect_usage_error({"--data", data, "--query", "6", "--bogus", "1"}, "--bogus");
   expect_usage_error({"--data", (directory() / "nowhere").string(), "--query", "6"}, "missing");
 }

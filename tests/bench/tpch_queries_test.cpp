@@ -72,6 +72,18 @@ TEST_F(QueryExperiments, PrefetchSettingsReachTheRun) {
   EXPECT_EQ(given[0].at("verified"), "reference");
 }
 
+TEST_F(QueryExperiments, JoinProbesCompareGroupsWithOneAtATime) {
+  const std::vector<row> rows =
+      run_rows("tpch-join-probes", {"--quick", "--set", "queries=3,12", "--threads", "2", "--group", "4,64"});
+  ASSERT_EQ(rows.size(), 6u);  // two queries x groups 1 (added), 4, 64
+  EXPECT_EQ(values_of(rows, "group"), (std::set<std::string>{"1", "4", "64"}));
+  for (const row& r : rows) {
+    EXPECT_EQ(r.at("technique"), r.at("group") == "1" ? "naive" : "gp");
+    EXPECT_EQ(r.at("threads"), "2");
+    if (r.at("group") == "1") EXPECT_DOUBLE_EQ(number(r, "speedup_vs_naive"), 1.0);
+  }
+}
+
 TEST_F(QueryExperiments, TaskSizeSweepsFragmentSizes) {
   const std::vector<row> rows = run_rows("tpch-task-size", {"--quick", "--threads", "1", "--set", "tuples=32,65536",
                                                             "--set", "prefetch=none"});
@@ -99,6 +111,8 @@ TEST_F(QueryExperiments, RefusesBadSettings) {
       {{"tpch-prefetch", "--set", "verify=maybe"}, "--set verify=maybe"},
       {{"tpch-prefetch", "--set", "data=/nonexistent-braid-dir"}, "missing"},
       {{"tpch-task-size", "--set", "prefetch=some"}, "--set prefetch=some"},
+      {{"tpch-join-probes", "--group", "65"}, "--group 65"},
+      {{"tpch-join-probes", "--set", "prefetch=some"}, "--set prefetch=some"},
       {{"tpch-task-size", "--set", "queries=6"}, "not q6"},
   });
 }
