@@ -40,7 +40,7 @@ accessed columns per second.
   --tuples-per-task N   tuples of a fragment, one task each: 1 to 65536 (default 1024)
   --no-bloom            joins probe their hash tables without a bloom filter first
   --probe-group N       hash-join probes of a fragment interleaved at a time by group
-                        prefetching, 1 to 64; 1 probes one key after another (default 16)
+                        prefetching, 1 to 64; 1 probes one key after another (default 1)
   --repetitions N       timed runs per query, the median reported (default 1)
   --verify              check every result against the row-at-a-time reference (exit 1 if one differs)
   --quiet               print the timing lines only

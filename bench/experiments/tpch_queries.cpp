@@ -94,6 +94,27 @@ std::vector<std::size_t> tuples_setting(const run_context& context, const std::s
   return sizes;
 }
 
+query::prefetch_strategy prefetch_setting(const run_context& context) {
+  const std::string text = context.setting("prefetch").value_or("automatic");
+  try {
+    return query::parse_prefetch_strategy(text);
+  } catch (const std::invalid_argument&) {
+    throw usage_error("--set prefetch=" + text + ": must be none, first_lines, whole_column or automatic");
+  }
+}
+
+// The settings every query experiment has: where the data comes from and how it is cut.
+std::vector<experiment_setting> data_settings(std::string tuples_meaning) {
+  return {{"scale", "0.001..1000", "TPC-H scale factor generated (default 1; 0.01 with --quick)"},
+          {"data", "DIR", "read DIR/<table>.tbl instead of generating"},
+          {"tuples", "32..65536", std::move(tuples_meaning)}};
+}
+
+std::vector<experiment_setting> with(std::vector<experiment_setting> settings, std::vector<experiment_setting> more) {
+  settings.insert(settings.end(), more.begin(), more.end());
+  return settings;
+}
+
 query::finalize_mode finalize_setting(const run_context& context) {
   const std::string text = context.setting("finalize").value_or("reduce");
   try {
@@ -207,12 +228,10 @@ const registration tpch_prefetch{experiment{
     .summary = "TPC-H Q1-Q19 as task pipelines, seconds per prefetch strategy, and the share of read bandwidth",
     .techniques = strategies,
     .accepted = accepts_threads | accepts_technique,
-    .settings = {{"queries", "1,3,5,6,10,12,14,19 | all | sum-quantity | q1-unfiltered", "the queries (default all)"},
-                 {"scale", "0.001..1000", "TPC-H scale factor generated (default 1; 0.01 with --quick)"},
-                 {"data", "DIR", "read DIR/<table>.tbl instead of generating"},
-                 {"tuples", "32..65536", "tuples per fragment, one task each (default 1024)"},
-                 {"finalize", "sequential | parallel | reduce", "how partial aggregates merge (default reduce)"},
-                 {"verify", "on | off", "compare with the row-at-a-time reference (default on up to scale 0.1)"}},
+    .settings = with(data_settings("tuples per fragment, one task each (default 1024)"),
+                     {{"queries", "1,3,5,6,10,12,14,19 | all | sum-quantity | q1-unfiltered", "the queries (default all)"},
+                      {"finalize", "sequential | parallel | reduce", "how partial aggregates merge (default reduce)"},
+                      {"verify", "on | off", "compare with the row-at-a-time reference (default on up to scale 0.1)"}}),
     .run = run_tpch_prefetch,
 }};
 
@@ -232,13 +251,7 @@ void run_tpch_join_probes(run_context& context) {
   if (std::find(groups.begin(), groups.end(), std::size_t{1}) == groups.end()) groups.insert(groups.begin(), 1);
   const std::vector<unsigned> thread_counts = context.threads_or({1, 2});
   const unsigned repetitions = context.repetitions_or(context.quick() ? 1 : 5);
-  const std::string prefetch = context.setting("prefetch").value_or("automatic");
-  query::execution_options options{};
-  try {
-    options.prefetch = query::parse_prefetch_strategy(prefetch);
-  } catch (const std::invalid_argument&) {
-    throw usage_error("--set prefetch=" + prefetch + ": must be none, first_lines, whole_column or automatic");
-  }
+  query::execution_options options{.prefetch = prefetch_setting(context)};
 
   context.progress("loading TPC-H (scale " + std::to_string(scale) + ")");
   const tpch_files files(data_setting(context), scale, context.seed());
@@ -271,7 +284,7 @@ void run_tpch_join_probes(run_context& context) {
             .set("threads", static_cast<std::int64_t>(threads))
             .set("ms", time * 1e3)
             .set("speedup_vs_naive", plain / time)
-            .set("prefetch", prefetch)
+            .set("prefetch", std::string(query::to_string(options.prefetch)))
             .set("scale", scale)
             .set("tuples_per_task", static_cast<std::int64_t>(tuples));
         context.emit(std::move(row));
@@ -286,11 +299,9 @@ const registration tpch_join_probes{experiment{
     .summary = "TPC-H queries with joins, their probes one at a time vs interleaved by group prefetching",
     .techniques = {},
     .accepted = accepts_threads | accepts_group,
-    .settings = {{"queries", "3,5,10,12,14,19 | all", "the queries (default the six with joins)"},
-                 {"scale", "0.001..1000", "TPC-H scale factor generated (default 1; 0.01 with --quick)"},
-                 {"data", "DIR", "read DIR/<table>.tbl instead of generating"},
-                 {"tuples", "32..65536", "tuples per fragment, one task each (default 1024)"},
-                 {"prefetch", "none | first_lines | whole_column | automatic", "prefetch strategy (default automatic)"}},
+    .settings = with(data_settings("tuples per fragment, one task each (default 1024)"),
+                     {{"queries", "3,5,10,12,14,19 | all", "the queries (default the six with joins)"},
+                      {"prefetch", "none | first_lines | whole_column | automatic", "prefetch strategy (default automatic)"}}),
     .run = run_tpch_join_probes,
 }};
 
@@ -305,13 +316,7 @@ void run_tpch_task_size(run_context& context) {
   }
   const std::vector<std::size_t> sizes = tuples_setting(
       context, context.quick() ? "32,1024,65536" : "32,64,128,256,512,1024,2048,4096,8192,16384,32768,65536");
-  const std::string prefetch = context.setting("prefetch").value_or("automatic");
-  query::execution_options options{.finalize = finalize_setting(context)};
-  try {
-    options.prefetch = query::parse_prefetch_strategy(prefetch);
-  } catch (const std::invalid_argument&) {
-    throw usage_error("--set prefetch=" + prefetch + ": must be none, first_lines, whole_column or automatic");
-  }
+  const query::execution_options options{.prefetch = prefetch_setting(context), .finalize = finalize_setting(context)};
   const std::vector<unsigned> thread_counts = context.threads_or({1, 2});
   const unsigned repetitions = context.repetitions_or(context.quick() ? 1 : 5);
 
@@ -348,7 +353,7 @@ void run_tpch_task_size(run_context& context) {
         const double time = median(seconds[i]);
         result_row row;
         row.set("structure", choice.label)
-            .set("technique", prefetch)
+            .set("technique", std::string(query::to_string(options.prefetch)))
             .set("threads", static_cast<std::int64_t>(threads))
             .set("ops", static_cast<std::int64_t>(lineitem.rows()))
             .set("ns_per_op", time * 1e9 / static_cast<double>(std::max<std::uint64_t>(1, lineitem.rows())))
@@ -369,12 +374,10 @@ const registration tpch_task_size{experiment{
     .summary = "sum(l_quantity) and Q1 without its filter against the tuples each task processes",
     .techniques = {},
     .accepted = accepts_threads,
-    .settings = {{"queries", "sum-quantity,q1-unfiltered", "the queries (default both)"},
-                 {"scale", "0.001..1000", "TPC-H scale factor generated (default 1; 0.01 with --quick)"},
-                 {"data", "DIR", "read DIR/lineitem.tbl instead of generating"},
-                 {"tuples", "32..65536 list", "tuples per task (default 32, 64, ... 65536)"},
-                 {"prefetch", "none | first_lines | whole_column | automatic", "prefetch strategy (default automatic)"},
-                 {"finalize", "sequential | parallel | reduce", "how partial aggregates merge (default reduce)"}},
+    .settings = with(data_settings("tuples per task, a list (default 32, 64, ... 65536)"),
+                     {{"queries", "sum-quantity,q1-unfiltered", "the queries (default both)"},
+                      {"prefetch", "none | first_lines | whole_column | automatic", "prefetch strategy (default automatic)"},
+                      {"finalize", "sequential | parallel | reduce", "how partial aggregates merge (default reduce)"}}),
     .run = run_tpch_task_size,
 }};
 

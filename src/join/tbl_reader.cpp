@@ -104,23 +104,6 @@ std::size_t read_some(const file_descriptor& file, char* into, std::size_t capac
   }
 }
 
-std::string shown(std::string_view field) {
-  constexpr std::size_t longest = 40;
-  std::string text = "'";
-  for (const char c : field.substr(0, longest)) {
-    if (c >= 0x20 && c < 0x7f) {
-      text += c;
-    } else {
-      constexpr const char* hex = "0123456789abcdef";
-      const auto byte = static_cast<unsigned char>(c);
-      text += "\\x";
-      text += hex[byte >> 4];
-      text += hex[byte & 15];
-    }
-  }
-  text += field.size() > longest ? "'..." : "'";
-  return text;
-}
 
 // The relation builder behind both load_join_relation forms.
 class relation_builder {
@@ -153,7 +136,7 @@ class relation_builder {
                         std::uint64_t line) {
     if (const std::optional<std::uint64_t> value = parse_tbl_unsigned(fields[column], problem_)) return *value;
     throw tbl_error(name_, line, std::string(role) + " column " + std::to_string(column) + ": " + problem_ + " (" +
-                                     shown(fields[column]) + ")");
+                                     quote_tbl_field(fields[column]) + ")");
   }
 
   const std::string& name_;
@@ -231,6 +214,24 @@ std::vector<tuple> load_join_relation_text(std::string_view text, const std::str
   relation_builder builder(name, key_column, payload_column, options);
   read_tbl_text(text, name, builder, options);
   return builder.take();
+}
+
+std::string quote_tbl_field(std::string_view field) {
+  constexpr std::size_t longest = 40;
+  std::string text = "'";
+  for (const char c : field.substr(0, longest)) {
+    if (c >= 0x20 && c < 0x7f) {
+      text += c;
+    } else {
+      constexpr const char* hex = "0123456789abcdef";
+      const auto byte = static_cast<unsigned char>(c);
+      text += "\\x";
+      text += hex[byte >> 4];
+      text += hex[byte & 15];
+    }
+  }
+  text += field.size() > longest ? "'..." : "'";
+  return text;
 }
 
 }  // namespace braid::join

@@ -64,24 +64,6 @@ std::size_t index_of(tpch_table which) {
   return index;
 }
 
-// The field in quotes, non-printable bytes as \xNN, cut after 40 bytes.
-std::string shown(std::string_view field) {
-  constexpr std::size_t longest = 40;
-  std::string text = "'";
-  for (const char c : field.substr(0, longest)) {
-    if (c >= 0x20 && c < 0x7f) {
-      text += c;
-    } else {
-      constexpr const char* hex = "0123456789abcdef";
-      const auto byte = static_cast<unsigned char>(c);
-      text += "\\x";
-      text += hex[byte >> 4];
-      text += hex[byte & 15];
-    }
-  }
-  text += field.size() > longest ? "'..." : "'";
-  return text;
-}
 
 bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
 
@@ -222,7 +204,7 @@ class tpch_loader {
           break;
       }
       if (problem != nullptr) {
-        throw join::tbl_error(name_, line, "column " + all_[c].name + ": " + problem + " (" + shown(field) + ")");
+        throw join::tbl_error(name_, line, "column " + all_[c].name + ": " + problem + " (" + join::quote_tbl_field(field) + ")");
       }
     }
     builder_.append_raw(row_);

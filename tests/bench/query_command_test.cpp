@@ -97,7 +97,7 @@ TEST_F(QueryCommand, EachOptionReachesTheEngine) {
   EXPECT_EQ(timing({"--query", "1", "--finalize", "sequential"}).at(0).at("finalize"), "sequential");
   EXPECT_EQ(timing({"--query", "3", "--no-bloom"}).at(0).at("bloom"), "off");
   EXPECT_EQ(timing({"--query", "6", "--repetitions", "3"}).at(0).at("repetitions"), "3");
-  EXPECT_EQ(timing({"--query", "3", "--probe-group", "1"}).at(0).at("probe_group"), "1");
+  EXPECT_EQ(timing({"--query", "3", "--probe-group", "8"}).at(0).at("probe_group"), "8");
   // Every setting returns the reference's rows.
   for (const std::vector<std::string>& setting :
        std::vector<std::vector<std::string>>{{"--no-bloom"}, {"--finalize", "parallel"}, {"--prefetch", "whole_column"},

@@ -93,6 +93,10 @@ void read_tbl_file(const std::string& path, tbl_row_handler on_row, const tbl_re
 void read_tbl_text(std::string_view text, const std::string& name, tbl_row_handler on_row,
                    const tbl_read_options& options = {});
 
+// A field for an error message: in quotes, bytes outside printable ASCII as \xNN, cut after 40
+// bytes ("'abc'", "'a\x00b'", "'xxxx...'...").
+std::string quote_tbl_field(std::string_view field);
+
 // A field as an unsigned 64-bit decimal; std::nullopt with the reason in `problem` otherwise.
 std::optional<std::uint64_t> parse_tbl_unsigned(std::string_view field, std::string& problem);
 

@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "braid/core/prefetch.hpp"
+#include "braid/join/relation.hpp"
 #include "braid/query/dataflow.hpp"
 #include "braid/query/result.hpp"
 #include "braid/query/table.hpp"
@@ -105,14 +106,8 @@ class selection_buffers {
 
 // ---- hashing and bloom filters ----------------------------------------------------------------
 
-[[nodiscard]] constexpr std::uint64_t hash_key(std::uint64_t key) noexcept {
-  key ^= key >> 33;
-  key *= 0xff51afd7ed558ccdULL;
-  key ^= key >> 33;
-  key *= 0xc4ceb9fe1a85ec53ULL;
-  key ^= key >> 33;
-  return key;
-}
+// Join and group keys are hashed by the join layer's 64-bit mix.
+[[nodiscard]] constexpr std::uint64_t hash_key(std::uint64_t key) noexcept { return join::mix64(key); }
 
 class bloom_filter {
  public:

@@ -44,8 +44,11 @@ struct execution_options {
   finalize_mode finalize = finalize_mode::reduce;
   bool bloom_filters = true;
   // Hash-join probes of a fragment interleaved at a time by group prefetching
-  // (join_table::probe_batch); 1 probes one key after another. 1 to join_table::max_probe_group.
-  std::size_t probe_group = 16;
+  // (join_table::probe_batch); 1 (the default) probes one key after another. 1 to
+  // join_table::max_probe_group. Interleaving pays when a join's table is DRAM-resident; the
+  // TPC-H tables of scale 10 fit a 260 MiB last-level cache, where it costs more than it hides
+  // for most queries (braid-bench run tpch-join-probes measures both).
+  std::size_t probe_group = 1;
 };
 
 struct query_run {
