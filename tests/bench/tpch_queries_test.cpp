@@ -80,7 +80,9 @@ TEST_F(QueryExperiments, JoinProbesCompareGroupsWithOneAtATime) {
   for (const row& r : rows) {
     EXPECT_EQ(r.at("technique"), r.at("group") == "1" ? "naive" : "gp");
     EXPECT_EQ(r.at("threads"), "2");
-    if (r.at("group") == "1") EXPECT_DOUBLE_EQ(number(r, "speedup_vs_naive"), 1.0);
+    if (r.at("group") == "1") {
+      EXPECT_DOUBLE_EQ(number(r, "speedup_vs_naive"), 1.0);
+    }
   }
 }
 
