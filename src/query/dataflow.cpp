@@ -65,7 +65,7 @@ prefetch_plan make_prefetch_plan(const table& source, std::span<const std::size_
     }
     if (plan.count == prefetch_plan::max_ranges) break;
     const std::size_t column_bytes = source.tuples_per_fragment() * width_of(source.columns()[column].type);
-    const std::size_t bytes = whole_column == column ? column_bytes : std::min<std::size_t>(cache_line_bytes, column_bytes);
+    const std::size_t bytes = std::min(column_bytes, whole_column == column ? whole_column_prefetch_bytes : cache_line_bytes);
     plan.ranges[plan.count++] = {static_cast<std::uint32_t>(source.column_offset(column)), static_cast<std::uint32_t>(bytes)};
   }
   return plan;
@@ -350,14 +350,18 @@ execution_statistics dataflow_graph::run(tasks::runtime& runtime, const executio
     shared.prerequisites_left.store(prerequisites_[i], std::memory_order_relaxed);
     pipeline_report& report = reports_[i];
     report.strategy = config.prefetch;
+    // The dominant column: the single-column predicate's, or the only column a scan reads.
+    const std::optional<std::size_t> dominant =
+        stage.predicate_column ? stage.predicate_column
+                               : stage.columns.size() == 1 ? std::optional<std::size_t>(stage.columns.front()) : std::nullopt;
     if (config.prefetch == prefetch_strategy::automatic) {
       report.sampled_selectivity = stage.predicate_column ? sample_selectivity(stage) : -1;
-      report.strategy = stage.predicate_column && report.sampled_selectivity < whole_column_below
-                            ? prefetch_strategy::whole_column
-                            : prefetch_strategy::first_lines;
+      const bool selective = stage.predicate_column && report.sampled_selectivity < whole_column_below;
+      const bool only_column = !stage.predicate_column && dominant.has_value();
+      report.strategy = selective || only_column ? prefetch_strategy::whole_column : prefetch_strategy::first_lines;
     }
     if (report.strategy != prefetch_strategy::none) {
-      const auto whole = report.strategy == prefetch_strategy::whole_column ? stage.predicate_column : std::nullopt;
+      const auto whole = report.strategy == prefetch_strategy::whole_column ? dominant : std::nullopt;
       report.plan = make_prefetch_plan(*stage.source, stage.columns, whole);
     }
     std::uint64_t width = 0;

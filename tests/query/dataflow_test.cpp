@@ -350,5 +350,33 @@ TEST(prefetch_strategy_choice, automatic_takes_the_whole_column_only_for_a_selec
   EXPECT_EQ(prefetch_registry::slots_in_use(), 0U);
 }
 
+// A scan of one column without a predicate: that column is dominant, so automatic (and
+// whole_column) prefetch all of it; two columns without a predicate take first lines.
+TEST(prefetch_strategy_choice, a_one_column_scan_prefetches_its_column_whole) {
+  tasks::runtime runtime({.workers = 1});
+  const table source = numbers(3000, 512);
+  auto run_with = [&](std::vector<std::size_t> columns, prefetch_strategy strategy) {
+    sum_sink sums(1);
+    pipeline stage = summing(source, sums);
+    stage.columns = std::move(columns);
+    dataflow_graph graph;
+    graph.add(std::move(stage));
+    graph.run(runtime, {.prefetch = strategy, .finalize = finalize_mode::sequential});
+    EXPECT_EQ(sums.total, 3000 * 3001 / 2);
+    return graph.reports().front();
+  };
+  const auto scan = run_with({0}, prefetch_strategy::automatic);
+  EXPECT_EQ(scan.strategy, prefetch_strategy::whole_column);
+  EXPECT_EQ(scan.plan.ranges[1].bytes, 512U * 8U);
+  EXPECT_EQ(run_with({0}, prefetch_strategy::whole_column).plan.ranges[1].bytes, 512U * 8U);
+  const auto two = run_with({0, 1}, prefetch_strategy::automatic);
+  EXPECT_EQ(two.strategy, prefetch_strategy::first_lines);
+  EXPECT_EQ(two.plan.ranges[1].bytes, 64U);
+  EXPECT_EQ(run_with({0, 1}, prefetch_strategy::whole_column).plan.ranges[1].bytes, 64U);  // none is dominant
+  const table long_fragments = numbers(70000, 65536);  // a 512 KiB column: only its start is prefetched
+  const std::size_t only[] = {0};
+  EXPECT_EQ(make_prefetch_plan(long_fragments, only, 0).ranges[1].bytes, whole_column_prefetch_bytes);
+}
+
 }  // namespace
 }  // namespace braid::query
