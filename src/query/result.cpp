@@ -7,10 +7,11 @@
 namespace braid::query {
 namespace {
 
+__extension__ using uint128 = unsigned __int128;
+
 std::string digits(int128 value) {
   // Magnitude as unsigned: -(2^127) has no positive int128.
-  unsigned __int128 magnitude = value < 0 ? static_cast<unsigned __int128>(0) - static_cast<unsigned __int128>(value)
-                                          : static_cast<unsigned __int128>(value);
+  uint128 magnitude = value < 0 ? uint128{0} - static_cast<uint128>(value) : static_cast<uint128>(value);
   std::string out;
   do {
     out.insert(out.begin(), static_cast<char>('0' + static_cast<int>(magnitude % 10)));
