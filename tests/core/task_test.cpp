@@ -1,10 +1,12 @@
 // task<T> chains: results and exceptions through depths 1-8, leaf suspensions return to the
 // resumer of the root, resuming the root continues the leaf directly, and destroying an
-// unfinished chain frees every frame and runs the destructors of every live local.
+// unfinished chain frees every frame and runs the destructors of every live local. A task that
+// awaits flat coros (the two-level form) sees the same suspensions, results and exceptions.
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/test_operations.hpp"
 
@@ -188,6 +190,77 @@ TEST(Task, MoveOnlyResultsAreMovedOut) {
   std::unique_ptr<int> value = root.take_result();
   ASSERT_TRUE(value);
   EXPECT_EQ(*value, 42);
+}
+
+
+// ---- a task awaiting flat coros (two levels: CoroBase's transaction and its operations) ------
+
+// Awaits the counted coros of `indexes` one after another, inside a child task of depth
+// `depth` (1: the root awaits them itself), and sums their results.
+template <execution_mode M>
+task<std::int64_t> sum_of_coros(std::vector<std::size_t> indexes, std::size_t depth, failure_at failure = {SIZE_MAX}) {
+  if (depth > 1) co_return co_await sum_of_coros<M>(std::move(indexes), depth - 1, failure);
+  std::int64_t sum = 0;
+  for (std::size_t index : indexes) sum += co_await counted_coro<M>(index, failure);
+  co_return sum;
+}
+
+std::int64_t expected_sum(const std::vector<std::size_t>& indexes) {
+  std::int64_t sum = 0;
+  for (std::size_t index : indexes) sum += expected(index);
+  return sum;
+}
+std::size_t expected_suspensions(const std::vector<std::size_t>& indexes) {
+  std::size_t count = 0;
+  for (std::size_t index : indexes) count += suspensions(index);
+  return count;
+}
+
+TEST(TaskAwaitingCoro, EverySuspensionOfEveryCoroReturnsToTheDriverAndOnlyThose) {
+  const std::vector<std::vector<std::size_t>> inputs = {{}, {0}, {1}, {0, 0, 0}, {1, 2, 3, 4, 5, 6, 7}, {11, 4, 9}};
+  for (std::size_t depth = 1; depth <= 4; ++depth) {
+    for (const std::vector<std::size_t>& indexes : inputs) {
+      auto root = sum_of_coros<interleaved>(indexes, depth);
+      EXPECT_EQ(drive(root), expected_suspensions(indexes));
+      EXPECT_EQ(root.take_result(), expected_sum(indexes)) << "depth " << depth;
+    }
+  }
+}
+
+TEST(TaskAwaitingCoro, SequentialCorosFinishBeforeTheyAreAwaited) {
+  auto root = sum_of_coros<sequential>({1, 2, 3, 4, 5}, 2);
+  EXPECT_EQ(drive(root), 0u);
+  EXPECT_EQ(root.take_result(), expected_sum({1, 2, 3, 4, 5}));
+}
+
+TEST(TaskAwaitingCoro, ACorosExceptionReachesTheTask) {
+  for (std::size_t depth = 1; depth <= 3; ++depth) {
+    auto root = sum_of_coros<interleaved>({1, 4, 2}, depth, failure_at{4});
+    drive(root);
+    EXPECT_THROW(root.take_result(), std::runtime_error) << "depth " << depth;
+  }
+}
+
+TEST(TaskAwaitingCoro, DestroyingTheRootWhileACoroIsSuspendedFreesItsFrame) {
+  const std::int64_t live_before = frame_pool::statistics().live_frames;
+  {
+    auto root = sum_of_coros<interleaved>({4, 4}, 3);
+    root.resume();  // suspended inside the first coro: three tasks and the coro live (the
+                    // compiler may place the coro's frame inside its caller's)
+    ASSERT_FALSE(root.done());
+    EXPECT_GE(frame_pool::statistics().live_frames - live_before, 3);
+  }
+  EXPECT_EQ(frame_pool::statistics().live_frames, live_before);
+}
+
+TEST(TaskAwaitingCoro, RunsUnderTheInterleavedScheduler) {
+  std::vector<std::vector<std::size_t>> inputs;
+  for (std::size_t i = 0; i < 40; ++i) inputs.push_back({i % 12, (i * 5) % 12, (i * 7 + 1) % 12});
+  std::vector<std::int64_t> sums(inputs.size(), -1);
+  interleaved_scheduler{6}.run(inputs.size(),
+      [&](std::size_t i) { return sum_of_coros<interleaved>(inputs[i], 1 + i % 3); },
+      [&](std::size_t i, std::int64_t sum) { sums[i] = sum; });
+  for (std::size_t i = 0; i < inputs.size(); ++i) EXPECT_EQ(sums[i], expected_sum(inputs[i])) << i;
 }
 
 }  // namespace

@@ -21,7 +21,11 @@
 //  - a task whose parameters include a `lookup_context&` takes its frame from that context's
 //    arena (braid/core/lookup_context.hpp); every other task's frame comes from the frame pool.
 //
-// A task<> can only be awaited from another task<> (coro<> is flat by design).
+// A task<> can only be awaited from another task<>. A task can also await a flat coro<>
+// (`co_await find<M>(t, key)`): a coro that already finished (it starts eagerly) gives its
+// result without a suspension; otherwise the task suspends, the chain's innermost frame
+// becomes the coro, and the coro's completion transfers back into the task. This is the
+// two-level form: one task frame per transaction, one flat frame per operation.
 #pragma once
 
 #include <coroutine>
@@ -29,6 +33,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "braid/core/coro.hpp"
 #include "braid/core/detail/result_slot.hpp"
 #include "braid/core/lookup_context.hpp"
 
@@ -65,13 +70,42 @@ class task_promise_base : public context_frames {
  protected:
   template <class>
   friend class braid::task;
+  template <class>
+  friend struct flat_awaiter;
 
   std::coroutine_handle<> continuation_{};
   std::coroutine_handle<>* innermost_ = &innermost_of_chain_;
   std::coroutine_handle<> innermost_of_chain_{};
 };
 
+// `co_await op` for a flat coro inside a task. The coro has run to its first suspension
+// already (or to its end); an unfinished one becomes the innermost frame of the chain.
+template <class Coro>
+struct flat_awaiter {
+  Coro& op;
+
+  bool await_ready() const noexcept { return op.done(); }
+
+  template <class ParentPromise>
+  void await_suspend(std::coroutine_handle<ParentPromise> parent) const noexcept {
+    static_assert(std::is_base_of_v<task_promise_base, ParentPromise>,
+                  "a braid::coro can be awaited only from inside a braid::task");
+    auto& promise = op.handle().promise();
+    promise.continuation = parent;
+    promise.innermost = parent.promise().innermost_;
+    *promise.innermost = op.handle();
+  }
+
+  auto await_resume() const { return op.take_result(); }
+};
+
 }  // namespace detail
+
+// Found by argument-dependent lookup for `co_await some_coro(...)` in a task body.
+template <class T, class FrameAllocation>
+detail::flat_awaiter<basic_coro<T, FrameAllocation>> operator co_await(basic_coro<T, FrameAllocation>&& op) noexcept {
+  return {op};
+}
 
 template <class T>
 class [[nodiscard]] task {
