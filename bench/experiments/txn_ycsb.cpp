@@ -16,7 +16,11 @@
 // is timed apart from the passes.
 //
 // Techniques: the isolation level, `snapshot` or `serializable` (SI + SSN), measured
-// interleaved on the same database. --group K is the number of transactions a worker keeps in
+// interleaved on the same database. Executions (--set execution): `plain`, the engine's
+// operations called one after another (the ERMIA-equivalent baseline), and CoroBase's
+// coroutine-to-transaction execution (transaction_scheduler.hpp): the same transactions
+// written once as tasks whose operations suspend at the likely misses, run in batches of
+// --set batch per worker, `interleaved` (strict batches) or `interleaved-refill`. --group K is the number of transactions a worker keeps in
 // flight (pipelined commit): a transaction is precommitted (commit timestamp, certification,
 // log record appended) and finished (durable, visible) once the worker has K precommitted or
 // the log says it is durable, so one fdatasync covers many commits. Group 1 is commit() one
@@ -25,19 +29,20 @@
 //
 // Rows, one per (log mode, thread count, isolation, group): `ops` is the transactions of a pass
 // (each counted once, however many attempts it took), ns_per_op and mops per transaction,
-// commits_per_s, commits and aborts per pass (aborts by reason), latency percentiles from
+// commits_per_s, execution and batch, commits and aborts per pass (aborts by reason), latency percentiles from
 // begin to durable commit (every transaction of the timed passes), commit blocks logged per
 // pass (transactions that wrote nothing log nothing), log bytes and fdatasyncs per commit (the
 // database's log counters over the timed passes), cpu_share (the workers' CPU time over their
 // wall time: below 1 when they waited for the disk or, on a shared machine, for a CPU), the
 // engine's memory (size_bytes: versions, both indexes, indirection) and the pass checksum
-// (txn_ycsb.hpp). speedup_vs_naive is against snapshot isolation at group 1 (a user's plain
-// loop of commit()); speedup_vs_snapshot against snapshot isolation at the same group.
+// (txn_ycsb.hpp). speedup_vs_naive is against snapshot isolation at group 1, plain (a user's
+// plain loop of commit()); speedup_vs_snapshot against snapshot isolation at the same group,
+// execution and batch; speedup_vs_plain against the plain loop of the same isolation level.
 //
 // Options: --keys (records; or --size: as many records as fill it at the engine's footprint;
 // default the DRAM-resident size, 16x the last-level cache), --threads, --group, --dist,
-// --technique, --repetitions, --seed; settings (--set NAME=VALUE): log, mix, ops,
-// transactions, log-dir (declared below).
+// --technique, --repetitions, --seed; settings (--set NAME=VALUE): log, execution, batch, mix,
+// ops, transactions, log-dir (declared below).
 #include "txn_ycsb.hpp"
 
 #include <sys/vfs.h>
@@ -60,7 +65,10 @@
 
 #include "braid/core/cycles.hpp"
 #include "braid/core/thread_runner.hpp"
+#include "braid/core/fetch.hpp"
+#include "braid/core/task.hpp"
 #include "braid/txn/database.hpp"
+#include "braid/txn/transaction_scheduler.hpp"
 #include "experiment.hpp"
 #include "measure.hpp"
 #include "threads.hpp"
@@ -91,8 +99,24 @@ const char* to_string(log_choice log) noexcept {
   return "?";
 }
 
+// How a worker runs its transactions: the plain engine (commit() or pipelined precommit with
+// --group), or CoroBase's coroutine-to-transaction batches (transaction_scheduler.hpp), strict
+// or refilled.
+enum class execution_choice { plain, interleaved, interleaved_refill };
+
+const char* to_string(execution_choice execution) noexcept {
+  switch (execution) {
+    case execution_choice::plain: return "plain";
+    case execution_choice::interleaved: return "interleaved";
+    case execution_choice::interleaved_refill: return "interleaved-refill";
+  }
+  return "?";
+}
+
 struct txn_settings {
   std::vector<log_choice> logs;
+  std::vector<execution_choice> executions{execution_choice::plain};
+  std::vector<std::size_t> batches{8};
   transaction_mix mix = transaction_mix::ycsb_a;
   std::size_t operations_per_transaction = 10;
   std::optional<std::size_t> transactions;  // per pass; unset: the default of the log mode
@@ -122,6 +146,30 @@ txn_settings settings_of(const run_context& context) {
       throw usage_error("--set log=" + logs + ": '" + item + "' given twice");
     }
     settings.logs.push_back(*log);
+  }
+  if (const std::optional<std::string> executions = context.setting("execution")) {
+    settings.executions.clear();
+    for (const std::string& item : split_list(*executions)) {
+      execution_choice execution = execution_choice::plain;
+      if (item == "interleaved") {
+        execution = execution_choice::interleaved;
+      } else if (item == "interleaved-refill") {
+        execution = execution_choice::interleaved_refill;
+      } else if (item != "plain") {
+        throw usage_error("--set execution=" + *executions + ": '" + item +
+                          "' is not plain, interleaved or interleaved-refill");
+      }
+      if (std::find(settings.executions.begin(), settings.executions.end(), execution) != settings.executions.end()) {
+        throw usage_error("--set execution=" + *executions + ": '" + item + "' given twice");
+      }
+      settings.executions.push_back(execution);
+    }
+  }
+  if (const std::optional<std::string> batches = context.setting("batch")) {
+    settings.batches.clear();
+    for (const std::string& item : split_list(*batches)) {
+      settings.batches.push_back(setting_count("batch", item, 1, txn::max_batch_size));
+    }
   }
   if (const std::optional<std::string> mix = context.setting("mix")) settings.mix = parse_mix(*mix);
   if (const std::optional<std::string> ops = context.setting("ops")) {
@@ -362,10 +410,75 @@ class transaction_worker {
   worker_tally& tally_;
 };
 
+// Stream transaction t as a task, the way an application writes it once: each operation
+// awaited (with M = interleaved it suspends at the likely misses and the worker runs another
+// transaction of its batch), commit<M> suspending while the log syncs, retried after an abort
+// (after a yield, so the batch's other transactions can finish what conflicted).
+template <execution_mode M>
+task<status> stream_transaction(database& db, table_handle table, const transaction_stream& stream, std::size_t t,
+                                isolation level, worker_tally& tally, std::uint64_t& checksum) {
+  const std::int64_t started = now_ns();
+  const std::size_t per = stream.per_transaction();
+  const access mode = stream.read_only() ? access::read_only : access::read_write;
+  std::string value;
+  for (;;) {
+    transaction tx = db.begin(level, mode);
+    std::uint64_t share = 0;
+    status s = status::ok;
+    for (std::size_t i = t * per; i < (t + 1) * per && s == status::ok; ++i) {
+      const std::uint64_t operation = stream.operations[i];
+      const encoded_key key(key_of(operation));
+      if (is_update(operation)) {
+        const encoded_value written(value_of(key_of(operation)));
+        s = co_await tx.update<M>(table, key.view(), written.view());
+        share += update_share;
+      } else {
+        s = co_await tx.get<M>(table, key.view(), value);
+        if (s == status::ok) {
+          share += read_share(decode_value(value));
+        } else if (s == status::not_found) {
+          share += read_share(std::nullopt);
+          s = status::ok;
+        }
+      }
+    }
+    if (s == status::ok) s = co_await txn::commit<M>(tx);
+    if (s == status::ok) {
+      tally.latencies_ns.push_back(now_ns() - started);
+      ++tally.commits;
+      checksum += share;
+      co_return s;
+    }
+    if (!txn::is_abort(s)) {
+      throw std::logic_error("txn-ycsb: transaction " + std::to_string(t) + ": " + txn::describe(s));
+    }
+    ++tally.aborts[reason_index(s)];
+    co_await yield_point<M>();
+  }
+}
+
+// One worker's transactions [begin, end) of the stream as interleaved batches. Returns the
+// checksum shares of the committed transactions.
+std::uint64_t run_batches(database& db, table_handle table, const transaction_stream& stream, isolation level,
+                          txn::batch_options batch, std::size_t begin, std::size_t end, worker_tally& tally) {
+  tally.latencies_ns.reserve(tally.latencies_ns.size() + (end - begin));
+  std::uint64_t checksum = 0;
+  const status s = txn::run_transactions(
+      batch, end - begin,
+      [&](std::size_t i) {
+        return stream_transaction<interleaved>(db, table, stream, begin + i, level, tally, checksum);
+      },
+      [](std::size_t, status) {});
+  if (s != status::ok) throw std::logic_error("txn-ycsb: batch of " + std::to_string(batch.size) + " refused");
+  return checksum;
+}
+
 // A measured configuration: the timed passes' tallies and log counters.
 struct configuration {
   isolation level = isolation::snapshot;
   std::size_t group = 1;
+  execution_choice execution = execution_choice::plain;
+  std::size_t batch = 1;  // interleaved executions: transactions in flight per worker
   std::size_t transactions = 0;
   unsigned passes_run = 0;  // the first (measure_interleaved's warm-up) is not tallied
   unsigned passes_tallied = 0;
@@ -374,6 +487,14 @@ struct configuration {
   std::int64_t worker_wall_ns = 0;  // wall time of the timed passes times the workers
 
   [[nodiscard]] std::string technique() const { return level == isolation::snapshot ? "snapshot" : "serializable"; }
+  [[nodiscard]] std::string pass_name() const {
+    std::string name = technique() + "@" + std::to_string(group);
+    if (execution != execution_choice::plain) name += "/" + std::string(to_string(execution)) + "@" + std::to_string(batch);
+    return name;
+  }
+  [[nodiscard]] bool same_execution(const configuration& other) const {
+    return execution == other.execution && batch == other.batch && group == other.group;
+  }
 };
 
 // One pass of `measured` on every worker of `runner`; returns its checksum. The passes after the
@@ -386,9 +507,18 @@ std::uint64_t run_pass(thread_runner& runner, const loaded_database& loaded, con
   const std::int64_t start = now_ns();
   runner.run([&](unsigned worker) {
     const chunk mine = chunk_of(measured.transactions, runner.size(), worker);
-    transaction_worker one(loaded.db(), loaded.table(), stream, measured.level, measured.group, tallies[worker]);
     const std::int64_t cpu_start = thread_cpu_ns();
-    checksums[worker] = one.run(mine.begin, mine.end);
+    if (measured.execution == execution_choice::plain) {
+      transaction_worker one(loaded.db(), loaded.table(), stream, measured.level, measured.group, tallies[worker]);
+      checksums[worker] = one.run(mine.begin, mine.end);
+    } else {
+      const txn::batch_options batch{.size = measured.batch,
+                                     .policy = measured.execution == execution_choice::interleaved
+                                                   ? txn::batch_policy::strict
+                                                   : txn::batch_policy::refill};
+      checksums[worker] = run_batches(loaded.db(), loaded.table(), stream, measured.level, batch, mine.begin,
+                                      mine.end, tallies[worker]);
+    }
     tallies[worker].cpu_ns = thread_cpu_ns() - cpu_start;
   });
   const std::int64_t wall = now_ns() - start;
@@ -444,10 +574,11 @@ void emit_rows(run_context& context, const measurement_facts& facts, std::vector
   auto ns_per_transaction = [&](std::size_t i) {
     return measured[i].median_ns / static_cast<double>(configurations[i].transactions);
   };
-  // The naive loop: snapshot isolation, commit() one transaction at a time.
+  // The naive loop: snapshot isolation, the plain engine, commit() one transaction at a time.
   double naive_ns = 0;
   for (std::size_t i = 0; i < configurations.size(); ++i) {
-    if (configurations[i].level == isolation::snapshot && configurations[i].group == 1) {
+    if (configurations[i].level == isolation::snapshot && configurations[i].group == 1 &&
+        configurations[i].execution == execution_choice::plain) {
       naive_ns = ns_per_transaction(i);
     }
   }
@@ -464,6 +595,8 @@ void emit_rows(run_context& context, const measurement_facts& facts, std::vector
         .set("technique", one.technique())
         .set("pass", measured[i].name)
         .set("group", static_cast<std::int64_t>(one.group))
+        .set("execution", to_string(one.execution))
+        .set("batch", static_cast<std::int64_t>(one.batch))
         .set("threads", static_cast<std::int64_t>(facts.threads))
         .set("size_bytes", static_cast<std::int64_t>(facts.bytes))
         .set("records", static_cast<std::int64_t>(facts.records))
@@ -492,8 +625,12 @@ void emit_rows(run_context& context, const measurement_facts& facts, std::vector
         .set("checksum", std::to_string(measured[i].checksum));
     if (naive_ns > 0) row.set("speedup_vs_naive", naive_ns / ns);
     for (std::size_t j = 0; j < configurations.size(); ++j) {
-      if (configurations[j].level == isolation::snapshot && configurations[j].group == one.group) {
+      const configuration& other = configurations[j];
+      if (other.level == isolation::snapshot && other.same_execution(one)) {
         row.set("speedup_vs_snapshot", ns_per_transaction(j) / ns);
+      }
+      if (other.level == one.level && other.group == 1 && other.execution == execution_choice::plain) {
+        row.set("speedup_vs_plain", ns_per_transaction(j) / ns);
       }
     }
     context.emit(std::move(row));
@@ -538,6 +675,19 @@ void run_txn_ycsb(run_context& context) {
   const std::vector<std::size_t> groups = context.groups_or({1, 32});
   unsigned most_threads = 1;
   for (unsigned threads : thread_list) most_threads = std::max(most_threads, threads);
+  const bool runs_plain = std::find(settings.executions.begin(), settings.executions.end(), execution_choice::plain) !=
+                          settings.executions.end();
+  if (!runs_plain && !context.given().groups.empty()) {
+    throw usage_error("--group: pipelined commit is the plain execution's; add plain to --set execution, or size the "
+                      "batches with --set batch");
+  }
+  for (std::size_t batch : settings.batches) {
+    if (batch * most_threads > txn::max_transactions) {
+      throw usage_error("--set batch=" + std::to_string(batch) + " with " + std::to_string(most_threads) +
+                        " threads keeps more transactions open than the engine's " +
+                        std::to_string(txn::max_transactions));
+    }
+  }
   for (std::size_t group : groups) {
     if (group * most_threads > txn::max_transactions) {
       throw usage_error("--group " + std::to_string(group) + " with " + std::to_string(most_threads) +
@@ -557,6 +707,9 @@ void run_txn_ycsb(run_context& context) {
     for (std::size_t group : groups) {
       for (unsigned threads : thread_list) {
         longest = std::max(longest, settings.transactions.value_or(default_transactions(quick, log, group, threads)));
+        for (std::size_t batch : settings.batches) {
+          longest = std::max(longest, settings.transactions.value_or(default_transactions(quick, log, batch, threads)));
+        }
       }
     }
   }
@@ -597,17 +750,25 @@ void run_txn_ycsb(run_context& context) {
                        " CPUs for the run)");
       thread_runner runner(threads);
       std::vector<configuration> configurations;
-      for (std::size_t group : groups) {
-        for (isolation level : levels) {
-          const std::size_t transactions =
-              settings.transactions.value_or(default_transactions(quick, log, group, threads));
-          configurations.push_back({.level = level, .group = group, .transactions = transactions});
+      for (execution_choice execution : settings.executions) {
+        const bool plain = execution == execution_choice::plain;
+        // --group is the plain engine's pipelined commit; a batch pipelines its own commits.
+        for (std::size_t group : plain ? groups : std::vector<std::size_t>{1}) {
+          for (std::size_t batch : plain ? std::vector<std::size_t>{1} : settings.batches) {
+            for (isolation level : levels) {
+              const std::size_t in_flight = plain ? group : batch;
+              const std::size_t transactions =
+                  settings.transactions.value_or(default_transactions(quick, log, in_flight, threads));
+              configurations.push_back(
+                  {.level = level, .group = group, .execution = execution, .batch = batch, .transactions = transactions});
+            }
+          }
         }
       }
       if (configurations.empty()) return;
       std::vector<technique_run> runs;
       for (configuration& measured : configurations) {
-        runs.push_back({measured.technique() + "@" + std::to_string(measured.group),
+        runs.push_back({measured.pass_name(),
                         [&runner, &loaded, &stream, &measured] { return run_pass(runner, loaded, stream, measured); }});
       }
       context.progress("log " + std::string(to_string(log)) + ", " + std::to_string(threads) + " threads: " +
@@ -636,6 +797,13 @@ const registration txn_ycsb_registration{experiment{
     .settings = {{.name = "log",
                   .values = "memory|none|async|sync[,...]",
                   .meaning = "the log modes, a database each (default none,async,sync; memory: no directory)"},
+                 {.name = "execution",
+                  .values = "plain|interleaved|interleaved-refill[,...]",
+                  .meaning = "the plain engine (default; --group pipelines its commits), or transactions as coroutines "
+                             "in strict or refilled batches of --set batch (CoroBase; at group 1)"},
+                 {.name = "batch",
+                  .values = "1..16[,...]",
+                  .meaning = "interleaved executions: transactions in flight per worker (default 8)"},
                  {.name = "mix",
                   .values = "read-only|single-update|ycsb-a|ycsb-b",
                   .meaning = "reads and updates of a transaction (default ycsb-a, 50:50 per operation; single-update: "

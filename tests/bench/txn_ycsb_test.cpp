@@ -13,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -210,6 +211,30 @@ TEST_F(TxnYcsb, EveryOptionChangesWhatRuns) {
   }
 }
 
+// The coroutine-to-transaction executions: every execution and batch asked for runs, the
+// plain engine's rows stay apart, and every pass reads what the plain map holds.
+TEST_F(TxnYcsb, InterleavedExecutionsRunEachBatchAskedFor) {
+  const run_output run = bench({"--quick", "--keys", "2500", "--set", "execution=plain,interleaved,interleaved-refill",
+                                "--set", "batch=1,5", "--set", "mix=ycsb-a", "--set", "log=none", "--set",
+                                "transactions=300", "--technique", "snapshot", "--group", "3"});
+  ASSERT_EQ(run.exit_status, 0) << run.text;
+  ASSERT_EQ(run.rows.size(), 5u) << run.text;
+  const std::string expected =
+      std::to_string(reference_checksum(quick_shape(2500, 300, 10, txn_ycsb::transaction_mix::ycsb_a), 300));
+  std::set<std::string> seen;
+  for (const row& each : run.rows) {
+    seen.insert(each.at("execution") + "@" + each.at("batch") + "/" + each.at("group"));
+    EXPECT_EQ(each.at("checksum"), expected) << each.at("execution");
+    EXPECT_EQ(each.at("ops"), "300");
+    EXPECT_EQ(each.at("commits"), "300");
+    EXPECT_EQ(each.at("logged_commits"), std::to_string(updating_transactions(
+                                             quick_shape(2500, 300, 10, txn_ycsb::transaction_mix::ycsb_a), 300)));
+    if (each.at("batch") == "1") EXPECT_EQ(number(each, "abort_rate"), 0) << "one transaction at a time";
+  }
+  EXPECT_EQ(seen, (std::set<std::string>{"plain@1/3", "interleaved@1/1", "interleaved@5/1", "interleaved-refill@1/1",
+                                         "interleaved-refill@5/1"}));
+}
+
 TEST_F(TxnYcsb, BadValuesExitTwoWithOneLineNamingTheProblem) {
   std::vector<refused_arguments> bad = {
       {{"--set", "log=disk"}, "log=disk"},
@@ -221,6 +246,11 @@ TEST_F(TxnYcsb, BadValuesExitTwoWithOneLineNamingTheProblem) {
       {{"--set", "log-dir=/no/such/directory"}, "log-dir"},
       {{"--set", "colour=red"}, "not a setting"},
       {{"--group", "257"}, "--group 257"},
+      {{"--set", "execution=parallel"}, "execution=parallel"},
+      {{"--set", "execution=plain,plain"}, "given twice"},
+      {{"--set", "batch=0"}, "batch=0"},
+      {{"--set", "batch=17"}, "batch=17"},
+      {{"--set", "execution=interleaved", "--group", "4"}, "--group"},
       {{"--technique", "read-committed"}, "unknown technique"},
       {{"--pages", "4k"}, "not an option"},
       {{"--keys", "3000", "--size", "1MiB"}, "give one"},
