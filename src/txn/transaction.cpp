@@ -1,5 +1,5 @@
-// The non-suspending parts of a transaction: visibility, installing versions, commit with the
-// SSN certifier, rollback.
+// The non-suspending parts of a transaction: visibility, multi_get's AMAC state machines,
+// installing versions, commit with the SSN certifier, rollback.
 #include "braid/txn/transaction.hpp"
 
 #include <algorithm>
@@ -7,6 +7,7 @@
 #include <bit>
 #include <thread>
 
+#include "braid/index/detail/lookup_techniques.hpp"
 #include "braid/index/masstree/node.hpp"
 #include "braid/txn/detail/commit_log.hpp"
 
@@ -134,6 +135,101 @@ transaction::sight transaction::see(version& v) {
     }
     return sight::visible;
   }
+}
+
+// ---- multi_get by AMAC --------------------------------------------------------------------------
+
+// A ring of per-key read states (braid's AMAC driver: a finished state takes the next key at
+// once). Each visit runs one stage of a read and prefetches what the next stage loads, as
+// get<interleaved> does before each suspension: the probe's next Masstree node (the index's own
+// node prefetch), then the indirection entry, then each version header down the chain.
+class transaction::amac_multi_get {
+ public:
+  amac_multi_get(transaction& tx, detail::table& t, std::span<const std::string_view> keys,
+                 std::span<std::string> values, std::span<status> statuses) noexcept
+      : tx_(tx), table_(t), keys_(keys), values_(values), statuses_(statuses) {}
+
+  void run(std::size_t group) {
+    braid::detail::run_state_machines<read>(
+        keys_.size(), group, [this](read& r, std::size_t index) { return begin(r, index); },
+        [this](read& r) { return advance(r); });
+  }
+
+ private:
+  struct read {
+    std::optional<primary_index::point_probe> probe;  // while probing: pins the index's epoch
+    std::atomic<version*>* entry = nullptr;
+    version* current = nullptr;  // the version header prefetched last
+    std::size_t index = 0;
+    enum class stage : std::uint8_t { probing, at_entry, at_version } at = stage::probing;
+  };
+
+  // The stages return whether the read goes on (false: statuses_[index] is set).
+  bool begin(read& r, std::size_t index) {
+    r.index = index;
+    if (!valid_key(keys_[index])) return finish(r, status::invalid_argument);
+    r.probe.emplace(table_.primary, keys_[index]);
+    r.at = read::stage::probing;
+    return probe_onward(r);
+  }
+
+  bool advance(read& r) {
+    switch (r.at) {
+      case read::stage::probing:
+        r.probe->step();
+        return probe_onward(r);
+      case read::stage::at_entry:
+        r.current = r.entry->load(std::memory_order_acquire);
+        return to_version(r);
+      case read::stage::at_version:
+        if (!tx_.settles_on(r.current)) return to_version(r);
+        if (r.current->tombstone) return finish(r, status::not_found);
+        values_[r.index].assign(r.current->value());
+        return finish(r, status::ok);
+    }
+    return finish(r, status::invalid_argument);  // unreachable: every stage is handled
+  }
+
+  // Prefetches the probe's next node, or, once the probe has its result, the record's entry.
+  bool probe_onward(read& r) {
+    if (const void* node = r.probe->next()) {
+      (void)primary_index::fetch_node<interleaved>(node);  // its prefetch; nothing suspends here
+      return true;
+    }
+    const std::optional<std::uint64_t> oid = r.probe->result();
+    r.probe.reset();
+    if (!oid) return finish(r, status::not_found);
+    r.entry = &table_.oids.entry(*oid);
+    prefetch<interleaved::hint>(r.entry);
+    r.at = read::stage::at_entry;
+    return true;
+  }
+
+  // Prefetches r.current's header, or ends the read at the bottom of the chain.
+  bool to_version(read& r) {
+    if (r.current == nullptr) return finish(r, status::not_found);
+    prefetch<interleaved::hint>(r.current);
+    r.at = read::stage::at_version;
+    return true;
+  }
+
+  bool finish(read& r, status s) {
+    r.probe.reset();
+    statuses_[r.index] = s;
+    return false;
+  }
+
+  transaction& tx_;
+  detail::table& table_;
+  std::span<const std::string_view> keys_;
+  std::span<std::string> values_;
+  std::span<status> statuses_;
+};
+
+void transaction::multi_get_amac(detail::table& t, std::span<const std::string_view> keys,
+                                 std::span<std::string> values, std::span<status> statuses, std::size_t group) {
+  const auto guard = engine_->versions.pin();  // one operation: the versions it reads stay put
+  amac_multi_get(*this, t, keys, values, statuses).run(group);
 }
 
 // ---- writes ----------------------------------------------------------------------------------------

@@ -30,10 +30,23 @@
 // not use the transaction. Secondary indexes: index_get / index_scan look a secondary key up
 // and return the record's value only if its visible version still has that secondary key.
 //
+// Batched reads: multi_get(table, keys, values, statuses, technique, group) reads every key of
+// a batch within the transaction — statuses[i] and values[i] exactly as get(table, keys[i],
+// values[i]) would give them, duplicates and all — interleaving up to `group` reads at once
+// (CoroBase's intra-transaction baselines, a multi-key call that returns when every key is
+// done). `sequential`: a loop of get. `coroutines`: the flattened get<interleaved>
+// coroutines, `group` in flight under braid's interleaved_scheduler. `amac`: a hand-written
+// ring of `group` state machines, each advanced one stage per visit — the Masstree probe node
+// by node, the indirection entry, each version header of the chain — prefetching before it
+// moves on to the next key's machine. It returns ok, or (statuses then unspecified)
+// invalid_argument for spans of different sizes or a group of 0, or the status that stops
+// every operation: a transaction that is over, an unknown table.
+//
 // Cost: a get is an index probe (O(log n)) plus one indirection entry and the chain down to
 // the visible version (one header when no older snapshot is open). Reads allocate nothing
 // (values are copied into the caller's string, whose capacity is reused); serializable
 // transactions append each read version to a reused read set. A write allocates its version.
+// A multi_get takes its ring (states or coroutine frames) from the thread's frame pool.
 //
 // Known limits: secondary-index reads extract the key from the value (the extractor returns
 // a std::string: an allocation for keys beyond the small-string buffer). Phantoms are not
@@ -46,6 +59,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -54,6 +68,7 @@
 #include "braid/core/coro.hpp"
 #include "braid/core/fetch.hpp"
 #include "braid/core/mode.hpp"
+#include "braid/core/scheduler.hpp"
 #include "braid/txn/detail/engine.hpp"
 #include "braid/txn/detail/reverse_key.hpp"
 #include "braid/txn/options.hpp"
@@ -74,6 +89,9 @@ struct index_handle {
 };
 
 class database;
+
+// How multi_get interleaves the reads of a batch (see above).
+enum class multi_get_technique : std::uint8_t { sequential, coroutines, amac };
 
 class transaction {
  public:
@@ -116,6 +134,14 @@ class transaction {
   status index_scan(index_handle i, std::string_view start, std::size_t limit, Visit visit) {
     return run(index_scan<sequential>(i, start, limit, std::move(visit)));
   }
+
+  // Reads keys[i] into values[i] and sets statuses[i] (ok, not_found, or invalid_argument for
+  // a bad key), as keys.size() calls of get() would, interleaving up to `group` of them.
+  // Returns ok, invalid_argument (spans of different sizes, group 0), or the transaction-level
+  // status that stops every read (over, rolled back, unknown_table); then statuses are
+  // unspecified. A group larger than the batch is fine.
+  status multi_get(table_handle t, std::span<const std::string_view> keys, std::span<std::string> values,
+                   std::span<status> statuses, multi_get_technique technique, std::size_t group = 8);
 
   // commit() = precommit() then finish_commit(): ok, or the abort_* reason it was rolled back.
   status commit();
@@ -194,6 +220,10 @@ class transaction {
                            std::string_view key, std::string& value);
   template <execution_mode M>
   coro<status> write(table_handle t, std::string_view key, std::string_view value, write_kind kind);
+  // multi_get's AMAC technique, on arguments already checked.
+  class amac_multi_get;
+  void multi_get_amac(detail::table& t, std::span<const std::string_view> keys, std::span<std::string> values,
+                      std::span<status> statuses, std::size_t group);
   template <execution_mode M, class Visit>
   coro<status> scan_index(detail::table* t, detail::secondary_index* secondary, std::string_view start,
                           std::size_t limit, bool reverse, Visit visit);
@@ -209,6 +239,14 @@ class transaction {
   // Whether this transaction sees version `v` (registers the read under SSN). Never suspends;
   // may wait for a transaction that is inside its commit.
   sight see(detail::version& v);
+  // One step down a record's chain at `v` (fetched, not null): true if `v` is the version this
+  // transaction reads (committed in its snapshot, or its own); else `v` moves to the next older
+  // version (null: none) and false. The one visibility step of every read.
+  bool settles_on(detail::version*& v) {
+    if (see(*v) != sight::invisible) return true;
+    v = v->next.load(std::memory_order_acquire);
+    return false;
+  }
   owner_view view_of(std::uint64_t owner_id, std::uint64_t& commit_ts) const;
   // Installs a version of `kind` on the record (non-suspending part of write). `retry`: the
   // entry changed under us, fetch it again.
@@ -263,8 +301,7 @@ coro<status> transaction::read_record(detail::table* t, detail::secondary_index*
   detail::version* v = fetched.load(std::memory_order_acquire);
   while (v != nullptr) {
     co_await fetch<M>(v);
-    if (see(*v) != sight::invisible) break;
-    v = v->next.load(std::memory_order_acquire);
+    if (settles_on(v)) break;
   }
   if (v == nullptr || v->tombstone) co_return status::not_found;
   // A stale secondary entry (the record's secondary key changed, or the write that added it
@@ -272,6 +309,29 @@ coro<status> transaction::read_record(detail::table* t, detail::secondary_index*
   if (by_secondary && secondary->extract(v->value()) != key) co_return status::not_found;
   value.assign(v->value());
   co_return status::ok;
+}
+
+// Inline, so that read_record<interleaved> is instantiated only in the units that call it (GCC
+// 12 can fail to link a coroutine instantiated in two translation units of one program).
+inline status transaction::multi_get(table_handle t, std::span<const std::string_view> keys,
+                                     std::span<std::string> values, std::span<status> statuses,
+                                     multi_get_technique technique, std::size_t group) {
+  if (values.size() != keys.size() || statuses.size() != keys.size() || group == 0) return status::invalid_argument;
+  if (const status s = usable(t.table); s != status::ok) return s;
+  switch (technique) {
+    case multi_get_technique::sequential:
+      for (std::size_t i = 0; i < keys.size(); ++i) statuses[i] = get(t, keys[i], values[i]);
+      return status::ok;
+    case multi_get_technique::coroutines:
+      interleaved_scheduler{group}.run(
+          keys.size(), [&](std::size_t i) { return get<interleaved>(t, keys[i], values[i]); },
+          [&](std::size_t i, status s) { statuses[i] = s; });
+      return status::ok;
+    case multi_get_technique::amac:
+      multi_get_amac(*t.table, keys, values, statuses, group);
+      return status::ok;
+  }
+  return status::invalid_argument;  // not a technique
 }
 
 template <execution_mode M>
@@ -346,8 +406,7 @@ coro<status> transaction::scan_index(detail::table* t, detail::secondary_index* 
       detail::version* v = fetched.load(std::memory_order_acquire);
       while (v != nullptr) {
         co_await fetch<M>(v);
-        if (see(*v) != sight::invisible) break;
-        v = v->next.load(std::memory_order_acquire);
+        if (settles_on(v)) break;
       }
       if (v == nullptr || v->tombstone) continue;
       const std::uint32_t key_begin = index_position == 0 ? 0 : ctx.scan_key_ends[index_position - 1];

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "braid/core/coro.hpp"
 #include "braid/core/fiber.hpp"
@@ -80,7 +81,7 @@ void run_state_machines(std::size_t count, std::size_t group, Begin&& begin, Adv
         continue;
       }
       --live;  // input exhausted: the last live state takes this slot and runs next
-      if (slot != live) state = ring[live];
+      if (slot != live) state = std::move(ring[live]);
     }
   }
 }
