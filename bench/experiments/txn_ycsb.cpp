@@ -1,5 +1,5 @@
-// txn-ycsb: braid's transaction engine (braid/txn) under YCSB-style transactions of point reads
-// and updates, run by the plain engine (`tx.get`, `tx.update`: the sequential mode), in each
+// txn-ycsb: braid's transaction engine (braid/txn) under YCSB-style transactions (point reads,
+// writes, read-modify-writes and scans; txn_ycsb.hpp), run by the plain engine (`tx.get`, `tx.update`: the sequential mode), in each
 // log mode, under snapshot isolation and under SSN (CoroBase §5.1: "SSN adds a fixed amount of
 // overhead, ~10-15 %").
 //
@@ -20,7 +20,10 @@
 // operations called one after another (the ERMIA-equivalent baseline), and CoroBase's
 // coroutine-to-transaction execution (transaction_scheduler.hpp): the same transactions
 // written once as tasks whose operations suspend at the likely misses, run in batches of
-// --set batch per worker, `interleaved` (strict batches) or `interleaved-refill`. --group K is the number of transactions a worker keeps in
+// --set batch per worker, `interleaved` (strict batches) or `interleaved-refill`; and
+// CoroBase's intra-transaction baselines, the plain engine reading each read-only
+// transaction's keys with one transaction::multi_get, --set batch keys in flight
+// (`multi-get-coroutines`: flattened get coroutines; `multi-get-amac`: AMAC state machines). --group K is the number of transactions a worker keeps in
 // flight (pipelined commit): a transaction is precommitted (commit timestamp, certification,
 // log record appended) and finished (durable, visible) once the worker has K precommitted or
 // the log says it is durable, so one fdatasync covers many commits. Group 1 is commit() one
@@ -42,7 +45,7 @@
 // Options: --keys (records; or --size: as many records as fill it at the engine's footprint;
 // default the DRAM-resident size, 16x the last-level cache), --threads, --group, --dist,
 // --technique, --repetitions, --seed; settings (--set NAME=VALUE): log, execution, batch, mix,
-// ops, transactions, log-dir (declared below).
+// key-bytes, value-bytes, scan-length, ops, transactions, log-dir (declared below).
 #include "txn_ycsb.hpp"
 
 #include <sys/vfs.h>
@@ -102,15 +105,30 @@ const char* to_string(log_choice log) noexcept {
 // How a worker runs its transactions: the plain engine (commit() or pipelined precommit with
 // --group), or CoroBase's coroutine-to-transaction batches (transaction_scheduler.hpp), strict
 // or refilled.
-enum class execution_choice { plain, interleaved, interleaved_refill };
+// multi-get-*: the plain engine, each read-only transaction's reads one transaction::multi_get
+// of --set batch keys at a time (CoroBase's intra-transaction batching baselines).
+enum class execution_choice { plain, interleaved, interleaved_refill, multi_get_coroutines, multi_get_amac };
+
+constexpr execution_choice all_executions[] = {execution_choice::plain, execution_choice::interleaved,
+                                               execution_choice::interleaved_refill,
+                                               execution_choice::multi_get_coroutines, execution_choice::multi_get_amac};
 
 const char* to_string(execution_choice execution) noexcept {
   switch (execution) {
     case execution_choice::plain: return "plain";
     case execution_choice::interleaved: return "interleaved";
     case execution_choice::interleaved_refill: return "interleaved-refill";
+    case execution_choice::multi_get_coroutines: return "multi-get-coroutines";
+    case execution_choice::multi_get_amac: return "multi-get-amac";
   }
   return "?";
+}
+
+bool batches_transactions(execution_choice execution) noexcept {
+  return execution == execution_choice::interleaved || execution == execution_choice::interleaved_refill;
+}
+bool uses_multi_get(execution_choice execution) noexcept {
+  return execution == execution_choice::multi_get_coroutines || execution == execution_choice::multi_get_amac;
 }
 
 struct txn_settings {
@@ -119,6 +137,9 @@ struct txn_settings {
   std::vector<std::size_t> batches{8};
   transaction_mix mix = transaction_mix::ycsb_a;
   std::size_t operations_per_transaction = 10;
+  std::size_t key_bytes = 8;
+  std::size_t value_bytes = 8;
+  std::size_t longest_scan = 100;
   std::optional<std::size_t> transactions;  // per pass; unset: the default of the log mode
   std::filesystem::path log_parent;
 };
@@ -150,15 +171,13 @@ txn_settings settings_of(const run_context& context) {
   if (const std::optional<std::string> executions = context.setting("execution")) {
     settings.executions.clear();
     for (const std::string& item : split_list(*executions)) {
-      execution_choice execution = execution_choice::plain;
-      if (item == "interleaved") {
-        execution = execution_choice::interleaved;
-      } else if (item == "interleaved-refill") {
-        execution = execution_choice::interleaved_refill;
-      } else if (item != "plain") {
+      const auto* found = std::find_if(std::begin(all_executions), std::end(all_executions),
+                                       [&](execution_choice each) { return item == to_string(each); });
+      if (found == std::end(all_executions)) {
         throw usage_error("--set execution=" + *executions + ": '" + item +
-                          "' is not plain, interleaved or interleaved-refill");
+                          "' is not plain, interleaved, interleaved-refill, multi-get-coroutines or multi-get-amac");
       }
+      const execution_choice execution = *found;
       if (std::find(settings.executions.begin(), settings.executions.end(), execution) != settings.executions.end()) {
         throw usage_error("--set execution=" + *executions + ": '" + item + "' given twice");
       }
@@ -174,6 +193,21 @@ txn_settings settings_of(const run_context& context) {
   if (const std::optional<std::string> mix = context.setting("mix")) settings.mix = parse_mix(*mix);
   if (const std::optional<std::string> ops = context.setting("ops")) {
     settings.operations_per_transaction = setting_count("ops", *ops, 1, 10'000);
+  }
+  if (const std::optional<std::string> bytes = context.setting("key-bytes")) {
+    settings.key_bytes = setting_count("key-bytes", *bytes, number_bytes, most_key_bytes);
+  }
+  if (const std::optional<std::string> bytes = context.setting("value-bytes")) {
+    settings.value_bytes = setting_count("value-bytes", *bytes, number_bytes, most_value_bytes);
+  }
+  if (const std::optional<std::string> length = context.setting("scan-length")) {
+    settings.longest_scan = setting_count("scan-length", *length, 1, 10'000);
+  }
+  for (execution_choice execution : settings.executions) {
+    if (uses_multi_get(execution) && settings.mix != transaction_mix::read_only) {
+      throw usage_error("--set execution=" + std::string(to_string(execution)) +
+                        ": multi_get reads the keys of a read-only transaction; use --set mix=read-only");
+    }
   }
   if (const std::optional<std::string> count = context.setting("transactions")) {
     settings.transactions = setting_count("transactions", *count, 1, 100'000'000);
@@ -197,6 +231,11 @@ txn_settings settings_of(const run_context& context) {
 // each). `typical` sizes --size and the default; `most` is what the memory check reserves.
 constexpr std::size_t footprint_typical = 340;
 constexpr std::size_t footprint_most = 380;
+
+// Longer keys add to both indexes and the log; longer values to the version.
+std::size_t footprint(std::size_t base, const txn_settings& settings) {
+  return base + 2 * (settings.key_bytes - number_bytes) + (settings.value_bytes - number_bytes);
+}
 
 std::size_t engine_bytes(const database& db, table_handle table) {
   const txn::detail::table& t = *table.table;
@@ -229,7 +268,7 @@ std::string filesystem_of(const std::filesystem::path& path) {
 class loaded_database {
  public:
   loaded_database(run_context& context, log_choice log, const std::filesystem::path& parent, std::size_t records,
-                  unsigned loaders) {
+                  const txn_settings& settings, unsigned loaders) {
     txn::database_options options;
     if (log != log_choice::memory) {
       directory_ = parent / ("braid-txn-ycsb-" + std::to_string(::getpid()) + "-" + to_string(log));
@@ -253,8 +292,8 @@ class loaded_database {
       const chunk mine = chunk_of(records, runner.size(), worker);
       for (std::size_t record = mine.begin; record < mine.end; ++record) {
         const std::uint64_t key = record_key(record);
-        const encoded_key key_bytes(key);
-        const encoded_value value_bytes(value_of(key));
+        const encoded_key key_bytes(key, settings.key_bytes);
+        const encoded_value value_bytes(value_of(key), settings.value_bytes);
         const status s =
             db_->install_committed(table_.table->id, record + 1, key_bytes.view(), value_bytes.view(), false, 1);
         if (s != status::ok) {
@@ -315,13 +354,87 @@ std::int64_t thread_cpu_ns() noexcept {
   return static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
 }
 
-// One worker's transactions [begin, end) of the stream, at most `group` precommitted at a time.
-// Returns the checksum shares of the committed transactions.
+// The operations of stream transaction t in `tx`, each awaited (with M = interleaved an
+// operation suspends at the likely misses), adding the transaction's checksum share to
+// `share`. Returns ok, or the first other status (a read that finds nothing counts as a read
+// of nothing and goes on).
+template <execution_mode M>
+task<status> stream_operations(transaction& tx, table_handle table, const transaction_stream& stream, std::size_t t,
+                               std::string& value, std::uint64_t& share) {
+  const workload_shape& shape = stream.shape;
+  const std::size_t per = stream.per_transaction();
+  for (std::size_t i = t * per; i < (t + 1) * per; ++i) {
+    const operation& op = stream.operations[i];
+    const encoded_key key(op.key, shape.key_bytes);
+    if (op.kind == operation_kind::scan) {
+      const status s = co_await tx.scan<M>(table, key.view(), op.scan_length, [&](std::string_view, std::string_view found) {
+        share += read_share(decode_value(found, shape.value_bytes));
+      });
+      if (s != status::ok) co_return s;
+      continue;
+    }
+    if (op.kind != operation_kind::update) {
+      const status s = co_await tx.get<M>(table, key.view(), value);
+      if (s == status::not_found) {
+        share += read_share(std::nullopt);
+        continue;  // nothing to modify
+      }
+      if (s != status::ok) co_return s;
+      share += read_share(decode_value(value, shape.value_bytes));
+    }
+    if (writes(op)) {
+      const encoded_value written(value_of(op.key), shape.value_bytes);
+      if (const status s = co_await tx.update<M>(table, key.view(), written.view()); s != status::ok) co_return s;
+      share += update_share;
+    }
+  }
+  co_return status::ok;
+}
+
+// The reads of read-only stream transaction t as transaction::multi_get calls of `group`
+// keys each. Returns ok or the first other status.
+status multi_get_operations(transaction& tx, table_handle table, const transaction_stream& stream, std::size_t t,
+                            txn::multi_get_technique technique, std::size_t group, std::uint64_t& share) {
+  const workload_shape& shape = stream.shape;
+  const std::size_t per = stream.per_transaction();
+  std::vector<encoded_key> keys;
+  std::vector<std::string_view> views(per);
+  std::vector<std::string> values(per);
+  std::vector<status> statuses(per);
+  keys.reserve(per);
+  for (std::size_t i = 0; i < per; ++i) {
+    keys.emplace_back(stream.operations[t * per + i].key, shape.key_bytes);
+    views[i] = keys.back().view();
+  }
+  if (const status s = tx.multi_get(table, views, values, statuses, technique, group); s != status::ok) return s;
+  for (std::size_t i = 0; i < per; ++i) {
+    if (statuses[i] == status::ok) {
+      share += read_share(decode_value(values[i], shape.value_bytes));
+    } else if (statuses[i] == status::not_found) {
+      share += read_share(std::nullopt);
+    } else {
+      return statuses[i];
+    }
+  }
+  return status::ok;
+}
+
+// One worker's transactions [begin, end) of the stream on the plain engine, at most `group`
+// precommitted at a time; with a multi_get technique, each transaction's reads are one
+// multi_get of `multi_get_group` keys at a time. Returns the checksum shares of the committed
+// transactions.
 class transaction_worker {
  public:
-  transaction_worker(database& db, table_handle table, const transaction_stream& stream, isolation level,
-                     std::size_t group, worker_tally& tally)
-      : db_(db), table_(table), stream_(stream), level_(level), ring_(group), tally_(tally) {}
+  struct how {
+    isolation level = isolation::snapshot;
+    std::size_t group = 1;
+    std::optional<txn::multi_get_technique> multi_get;
+    std::size_t multi_get_group = 8;
+  };
+
+  transaction_worker(database& db, table_handle table, const transaction_stream& stream, how choice,
+                     worker_tally& tally)
+      : db_(db), table_(table), stream_(stream), how_(choice), ring_(choice.group), tally_(tally) {}
 
   std::uint64_t run(std::size_t begin, std::size_t end) {
     tally_.latencies_ns.reserve(tally_.latencies_ns.size() + (end - begin));
@@ -341,32 +454,21 @@ class transaction_worker {
     std::uint64_t share = 0;
   };
 
+  status operations(transaction& tx, std::size_t t, std::uint64_t& share) {
+    if (how_.multi_get) return multi_get_operations(tx, table_, stream_, t, *how_.multi_get, how_.multi_get_group, share);
+    task<status> plain = stream_operations<sequential>(tx, table_, stream_, t, value_, share);
+    plain.resume();  // sequential: runs to its end without suspending
+    return plain.take_result();
+  }
+
   // Runs transaction t until an attempt precommits, and queues it.
   void start(std::size_t t) {
     const std::int64_t started = now_ns();
-    const std::size_t per = stream_.per_transaction();
     const access mode = stream_.read_only() ? access::read_only : access::read_write;
     for (;;) {
-      transaction tx = db_.begin(level_, mode);
+      transaction tx = db_.begin(how_.level, mode);
       std::uint64_t share = 0;
-      status s = status::ok;
-      for (std::size_t i = t * per; i < (t + 1) * per && s == status::ok; ++i) {
-        const std::uint64_t operation = stream_.operations[i];
-        const encoded_key key(key_of(operation));
-        if (is_update(operation)) {
-          const encoded_value value(value_of(key_of(operation)));
-          s = tx.update(table_, key.view(), value.view());
-          share += update_share;
-        } else {
-          s = tx.get(table_, key.view(), value_);
-          if (s == status::ok) {
-            share += read_share(decode_value(value_));
-          } else if (s == status::not_found) {
-            share += read_share(std::nullopt);
-            s = status::ok;
-          }
-        }
-      }
+      status s = operations(tx, t, share);
       if (s == status::ok) s = tx.precommit();
       if (s == status::ok) {
         pending& slot = ring_[(oldest_ + in_flight_) % ring_.size()];
@@ -401,7 +503,7 @@ class transaction_worker {
   database& db_;
   table_handle table_;
   const transaction_stream& stream_;
-  isolation level_;
+  how how_;
   std::vector<pending> ring_;
   std::size_t oldest_ = 0;
   std::size_t in_flight_ = 0;
@@ -410,38 +512,19 @@ class transaction_worker {
   worker_tally& tally_;
 };
 
-// Stream transaction t as a task, the way an application writes it once: each operation
-// awaited (with M = interleaved it suspends at the likely misses and the worker runs another
-// transaction of its batch), commit<M> suspending while the log syncs, retried after an abort
-// (after a yield, so the batch's other transactions can finish what conflicted).
+// Stream transaction t as a task, the way an application writes it once: its operations
+// awaited, commit<M> suspending while the log syncs, retried after an abort (after a yield,
+// so the batch's other transactions can finish what conflicted).
 template <execution_mode M>
 task<status> stream_transaction(database& db, table_handle table, const transaction_stream& stream, std::size_t t,
                                 isolation level, worker_tally& tally, std::uint64_t& checksum) {
   const std::int64_t started = now_ns();
-  const std::size_t per = stream.per_transaction();
   const access mode = stream.read_only() ? access::read_only : access::read_write;
   std::string value;
   for (;;) {
     transaction tx = db.begin(level, mode);
     std::uint64_t share = 0;
-    status s = status::ok;
-    for (std::size_t i = t * per; i < (t + 1) * per && s == status::ok; ++i) {
-      const std::uint64_t operation = stream.operations[i];
-      const encoded_key key(key_of(operation));
-      if (is_update(operation)) {
-        const encoded_value written(value_of(key_of(operation)));
-        s = co_await tx.update<M>(table, key.view(), written.view());
-        share += update_share;
-      } else {
-        s = co_await tx.get<M>(table, key.view(), value);
-        if (s == status::ok) {
-          share += read_share(decode_value(value));
-        } else if (s == status::not_found) {
-          share += read_share(std::nullopt);
-          s = status::ok;
-        }
-      }
-    }
+    status s = co_await stream_operations<M>(tx, table, stream, t, value, share);
     if (s == status::ok) s = co_await txn::commit<M>(tx);
     if (s == status::ok) {
       tally.latencies_ns.push_back(now_ns() - started);
@@ -508,8 +591,12 @@ std::uint64_t run_pass(thread_runner& runner, const loaded_database& loaded, con
   runner.run([&](unsigned worker) {
     const chunk mine = chunk_of(measured.transactions, runner.size(), worker);
     const std::int64_t cpu_start = thread_cpu_ns();
-    if (measured.execution == execution_choice::plain) {
-      transaction_worker one(loaded.db(), loaded.table(), stream, measured.level, measured.group, tallies[worker]);
+    if (!batches_transactions(measured.execution)) {
+      transaction_worker::how choice{.level = measured.level, .group = measured.group, .multi_get = {},
+                                     .multi_get_group = measured.batch};
+      if (measured.execution == execution_choice::multi_get_coroutines) choice.multi_get = txn::multi_get_technique::coroutines;
+      if (measured.execution == execution_choice::multi_get_amac) choice.multi_get = txn::multi_get_technique::amac;
+      transaction_worker one(loaded.db(), loaded.table(), stream, choice, tallies[worker]);
       checksums[worker] = one.run(mine.begin, mine.end);
     } else {
       const txn::batch_options batch{.size = measured.batch,
@@ -660,12 +747,12 @@ std::size_t default_transactions(bool quick, log_choice log, std::size_t group, 
 void run_txn_ycsb(run_context& context) {
   const bool quick = context.quick();
   const txn_settings settings = settings_of(context);
-  const std::size_t dram_records = std::max<std::size_t>(1, dram_resident_bytes() / footprint_typical);
+  const std::size_t dram_records = std::max<std::size_t>(1, dram_resident_bytes() / footprint(footprint_typical, settings));
   std::size_t records = context.keys_or(quick ? 20'000 : dram_records);
   if (const std::vector<std::size_t>& sizes = context.given().sizes_bytes; !sizes.empty()) {
     if (context.given().keys) throw usage_error("--size and --keys both set the record count: give one");
     if (sizes.size() > 1) throw usage_error("--size: txn-ycsb takes one size");
-    records = std::max<std::size_t>(1, sizes.front() / footprint_typical);
+    records = std::max<std::size_t>(1, sizes.front() / footprint(footprint_typical, settings));
   }
   if (records > txn::detail::indirection_array::max_oid) {
     throw usage_error("--keys: " + std::to_string(records) + " records, but a table holds at most " +
@@ -713,7 +800,7 @@ void run_txn_ycsb(run_context& context) {
       }
     }
   }
-  context.require_memory(records * footprint_most + longest * settings.operations_per_transaction * 16,
+  context.require_memory(records * footprint(footprint_most, settings) + longest * settings.operations_per_transaction * 16,
                          "the database and its transactions");
   context.progress("generating " + std::to_string(longest) + " transactions");
   const transaction_stream stream = make_stream({.records = records,
@@ -721,24 +808,32 @@ void run_txn_ycsb(run_context& context) {
                                                  .operations_per_transaction = settings.operations_per_transaction,
                                                  .mix = settings.mix,
                                                  .distribution = distribution,
-                                                 .seed = context.seed()});
+                                                 .seed = context.seed(),
+                                                 .key_bytes = settings.key_bytes,
+                                                 .value_bytes = settings.value_bytes,
+                                                 .longest_scan = settings.longest_scan});
   // expected[t]: the checksum of the stream's first t transactions.
+  const std::vector<std::uint64_t> keys_in_order =
+      settings.mix == transaction_mix::scan ? sorted_keys(records) : std::vector<std::uint64_t>{};
   std::vector<std::uint64_t> expected(longest + 1, 0);
   for (std::size_t t = 0; t < longest; ++t) {
     std::uint64_t sum = 0;
     for (std::size_t i = t * stream.per_transaction(); i < (t + 1) * stream.per_transaction(); ++i) {
-      const std::uint64_t operation = stream.operations[i];
-      sum += is_update(operation) ? update_share : read_share(value_of(key_of(operation)));
+      sum += expected_share(stream.operations[i], keys_in_order);
     }
     expected[t + 1] = expected[t] + sum;
   }
   context.note("workload", std::string(to_string(settings.mix)) + ", " + std::to_string(settings.operations_per_transaction) +
-                               " operations per transaction, " + std::to_string(stream.updates) + " updates in " +
+                               " operations per transaction, " + std::to_string(stream.updates) + " writes in " +
                                std::to_string(longest) + " transactions, " + distribution.describe() + ", " +
-                               std::to_string(records) + " records of 8-byte keys and values");
+                               std::to_string(records) + " records of " + std::to_string(settings.key_bytes) + "-byte keys and " +
+                               std::to_string(settings.value_bytes) + "-byte values" +
+                               (settings.mix == transaction_mix::scan
+                                    ? ", scans of 1.." + std::to_string(settings.longest_scan) + " records"
+                                    : std::string()));
 
   for (log_choice log : settings.logs) {
-    const loaded_database loaded(context, log, settings.log_parent, records,
+    const loaded_database loaded(context, log, settings.log_parent, records, settings,
                                  std::max<unsigned>(1, static_cast<unsigned>(available_cpus().size())));
     context.note("load " + std::string(to_string(log)),
                  std::to_string(records) + " records in " + std::to_string(loaded.load_seconds()) + " s (" +
@@ -798,16 +893,26 @@ const registration txn_ycsb_registration{experiment{
                   .values = "memory|none|async|sync[,...]",
                   .meaning = "the log modes, a database each (default none,async,sync; memory: no directory)"},
                  {.name = "execution",
-                  .values = "plain|interleaved|interleaved-refill[,...]",
-                  .meaning = "the plain engine (default; --group pipelines its commits), or transactions as coroutines "
-                             "in strict or refilled batches of --set batch (CoroBase; at group 1)"},
+                  .values = "plain|interleaved|interleaved-refill|multi-get-coroutines|multi-get-amac[,...]",
+                  .meaning = "the plain engine (default; --group pipelines its commits), transactions as coroutines "
+                             "in strict or refilled batches of --set batch (CoroBase; at group 1), or the plain engine "
+                             "reading a read-only transaction's keys by multi_get, --set batch at a time"},
                  {.name = "batch",
                   .values = "1..16[,...]",
-                  .meaning = "interleaved executions: transactions in flight per worker (default 8)"},
+                  .meaning = "interleaved executions: transactions in flight per worker; multi-get: keys in flight "
+                             "(default 8)"},
                  {.name = "mix",
-                  .values = "read-only|single-update|ycsb-a|ycsb-b",
-                  .meaning = "reads and updates of a transaction (default ycsb-a, 50:50 per operation; single-update: "
-                             "the last operation updates)"},
+                  .values = "read-only|single-update|ycsb-a|ycsb-b|update-only|rmw|2rmw-8r|scan",
+                  .meaning = "what a transaction's operations do (default ycsb-a, 50:50 reads and updates; "
+                             "single-update: the last operation updates; rmw: each reads and writes its record; "
+                             "2rmw-8r: two read-modify-writes, then reads; scan: each scans 1..scan-length records)"},
+                 {.name = "key-bytes",
+                  .values = "8..256",
+                  .meaning = "key length: a common prefix before the key's 8 bytes (default 8)"},
+                 {.name = "value-bytes", .values = "8..4096", .meaning = "value length (default 8)"},
+                 {.name = "scan-length",
+                  .values = "1..10000",
+                  .meaning = "mix scan: the longest scan, in records (default 100)"},
                  {.name = "ops", .values = "1..10000", .meaning = "operations per transaction (default 10)"},
                  {.name = "transactions",
                   .values = "N",

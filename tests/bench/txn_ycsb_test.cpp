@@ -15,7 +15,6 @@
 #include <sstream>
 #include <set>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "bench_program.hpp"
@@ -30,10 +29,11 @@ using namespace test_support;
 run_output bench(const std::vector<std::string>& arguments) { return run_experiment_csv("txn-ycsb", arguments); }
 
 // The checksum of the first `transactions` transactions of the stream, recomputed without the
-// engine: the records in a std::unordered_map, each read returning what the map holds (an
-// absent key: nothing), each update storing value_of(key) when the key is present.
+// engine: the records in a std::map, each read returning what the map holds (an absent key:
+// nothing), each write storing value_of(key) when the key is present, each scan visiting the
+// map in key order.
 std::uint64_t reference_checksum(const txn_ycsb::workload_shape& shape, std::size_t transactions) {
-  std::unordered_map<std::uint64_t, std::uint64_t> records;
+  std::map<std::uint64_t, std::uint64_t> records;
   for (std::size_t record = 0; record < shape.records; ++record) {
     const std::uint64_t key = txn_ycsb::record_key(record);
     records[key] = value_of(key);
@@ -41,28 +41,34 @@ std::uint64_t reference_checksum(const txn_ycsb::workload_shape& shape, std::siz
   const txn_ycsb::transaction_stream stream = txn_ycsb::make_stream(shape);
   std::uint64_t sum = 0;
   for (std::size_t i = 0; i < transactions * shape.operations_per_transaction; ++i) {
-    const std::uint64_t key = txn_ycsb::key_of(stream.operations[i]);
-    const auto found = records.find(key);
-    if (txn_ycsb::is_update(stream.operations[i])) {
-      if (found != records.end()) {
-        found->second = value_of(key);
-        sum += txn_ycsb::update_share;
+    const txn_ycsb::operation& op = stream.operations[i];
+    auto found = records.find(op.key);
+    if (op.kind == txn_ycsb::operation_kind::scan) {
+      auto at = records.lower_bound(op.key);
+      for (std::uint32_t n = 0; n < op.scan_length && at != records.end(); ++n, ++at) {
+        sum += txn_ycsb::read_share(at->second);
       }
-    } else {
+      continue;
+    }
+    if (op.kind != txn_ycsb::operation_kind::update) {
       sum += txn_ycsb::read_share(found == records.end() ? std::nullopt : std::optional(found->second));
+    }
+    if (txn_ycsb::writes(op) && found != records.end()) {
+      found->second = value_of(op.key);
+      sum += txn_ycsb::update_share;
     }
   }
   return sum;
 }
 
-// How many of the first `transactions` transactions update something: the commits that log.
+// How many of the first `transactions` transactions write something: the commits that log.
 std::size_t updating_transactions(const txn_ycsb::workload_shape& shape, std::size_t transactions) {
   const txn_ycsb::transaction_stream stream = txn_ycsb::make_stream(shape);
   std::size_t count = 0;
   for (std::size_t t = 0; t < transactions; ++t) {
     const auto first = stream.operations.begin() + static_cast<std::ptrdiff_t>(t * shape.operations_per_transaction);
     count += std::any_of(first, first + static_cast<std::ptrdiff_t>(shape.operations_per_transaction),
-                         txn_ycsb::is_update)
+                         txn_ycsb::writes)
                  ? 1
                  : 0;
   }
@@ -235,6 +241,57 @@ TEST_F(TxnYcsb, InterleavedExecutionsRunEachBatchAskedFor) {
                                          "interleaved-refill@5/1"}));
 }
 
+// The newer mixes, key and value sizes and scan lengths reach the workload: each pass reads
+// what the map holds, writes log as many commits as transactions that write, and the sizes
+// show in the engine's memory.
+TEST_F(TxnYcsb, EveryMixAndSizeRunsPlainAndInterleaved) {
+  struct one_mix {
+    std::string mix;
+    txn_ycsb::transaction_mix parsed;
+  };
+  for (const one_mix& each : {one_mix{"update-only", txn_ycsb::transaction_mix::update_only},
+                              one_mix{"rmw", txn_ycsb::transaction_mix::read_modify_write},
+                              one_mix{"2rmw-8r", txn_ycsb::transaction_mix::two_rmw_eight_reads},
+                              one_mix{"scan", txn_ycsb::transaction_mix::scan}}) {
+    const run_output run = bench({"--quick", "--keys", "1500", "--set", "mix=" + each.mix, "--set", "key-bytes=24",
+                                  "--set", "value-bytes=100", "--set", "scan-length=7", "--set", "transactions=120",
+                                  "--set", "log=none", "--set", "execution=plain,interleaved", "--set", "batch=4",
+                                  "--technique", "snapshot", "--group", "1"});
+    ASSERT_EQ(run.exit_status, 0) << run.text;
+    ASSERT_EQ(run.rows.size(), 2u) << run.text;
+    txn_ycsb::workload_shape shape = quick_shape(1500, 120, 10, each.parsed);
+    shape.key_bytes = 24;
+    shape.value_bytes = 100;
+    shape.longest_scan = 7;
+    const std::string expected = std::to_string(reference_checksum(shape, 120));
+    for (const row& fields : run.rows) {
+      EXPECT_EQ(fields.at("mix"), each.mix);
+      EXPECT_EQ(fields.at("checksum"), expected) << each.mix << " " << fields.at("execution");
+      EXPECT_EQ(fields.at("logged_commits"), std::to_string(updating_transactions(shape, 120))) << each.mix;
+      EXPECT_GT(number(fields, "size_bytes"), 1500.0 * (100 + 2 * 24)) << "the sizes reached the records";
+    }
+    EXPECT_NE(run.text.find("24-byte keys and 100-byte values"), std::string::npos) << run.text;
+  }
+}
+
+// multi_get executions read a read-only transaction's keys in one call, group by group.
+TEST_F(TxnYcsb, MultiGetExecutionsReadWhatTheMapHolds) {
+  const run_output run = bench({"--quick", "--keys", "2000", "--set", "mix=read-only", "--set", "transactions=150",
+                                "--set", "log=memory", "--set", "execution=plain,multi-get-coroutines,multi-get-amac",
+                                "--set", "batch=1,6", "--technique", "snapshot", "--group", "1"});
+  ASSERT_EQ(run.exit_status, 0) << run.text;
+  ASSERT_EQ(run.rows.size(), 5u) << run.text;
+  const std::string expected =
+      std::to_string(reference_checksum(quick_shape(2000, 150, 10, txn_ycsb::transaction_mix::read_only), 150));
+  std::set<std::string> seen;
+  for (const row& fields : run.rows) {
+    seen.insert(fields.at("execution") + "@" + fields.at("batch"));
+    EXPECT_EQ(fields.at("checksum"), expected) << fields.at("execution");
+  }
+  EXPECT_EQ(seen, (std::set<std::string>{"plain@1", "multi-get-coroutines@1", "multi-get-coroutines@6",
+                                         "multi-get-amac@1", "multi-get-amac@6"}));
+}
+
 TEST_F(TxnYcsb, BadValuesExitTwoWithOneLineNamingTheProblem) {
   std::vector<refused_arguments> bad = {
       {{"--set", "log=disk"}, "log=disk"},
@@ -250,6 +307,12 @@ TEST_F(TxnYcsb, BadValuesExitTwoWithOneLineNamingTheProblem) {
       {{"--set", "execution=plain,plain"}, "given twice"},
       {{"--set", "batch=0"}, "batch=0"},
       {{"--set", "batch=17"}, "batch=17"},
+      {{"--set", "execution=multi-get-amac", "--set", "mix=ycsb-a"}, "mix=read-only"},
+      {{"--set", "key-bytes=7"}, "key-bytes=7"},
+      {{"--set", "key-bytes=257"}, "key-bytes=257"},
+      {{"--set", "value-bytes=4097"}, "value-bytes=4097"},
+      {{"--set", "scan-length=0"}, "scan-length=0"},
+      {{"--set", "mix=scan-heavy"}, "mix=scan-heavy"},
       {{"--set", "execution=interleaved", "--group", "4"}, "--group"},
       {{"--technique", "read-committed"}, "unknown technique"},
       {{"--pages", "4k"}, "not an option"},
