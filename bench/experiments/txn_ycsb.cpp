@@ -1,10 +1,11 @@
 // txn-ycsb: braid's transaction engine (braid/txn) under YCSB-style transactions (point reads,
-// writes, read-modify-writes and scans; txn_ycsb.hpp), run by the plain engine (`tx.get`, `tx.update`: the sequential mode), in each
-// log mode, under snapshot isolation and under SSN (CoroBase §5.1: "SSN adds a fixed amount of
-// overhead, ~10-15 %").
+// writes, read-modify-writes and scans; txn_ycsb.hpp), run by the plain engine (`tx.get`,
+// `tx.update`: the sequential mode) or as interleaved coroutines, in each log mode, under
+// snapshot isolation and under SSN (CoroBase §5.1: "SSN adds a fixed amount of overhead,
+// ~10-15 %").
 //
-// Each log mode gets a database of its own, loaded with the records (8-byte keys, 8-byte
-// values; the workload in txn_ycsb.hpp) and removed afterwards:
+// Each log mode gets a database of its own, loaded with the records (8-byte keys and values
+// unless --set key-bytes / value-bytes say otherwise; the workload in txn_ycsb.hpp) and removed afterwards:
 //   memory  no directory: nothing is logged;
 //   none    a durable database whose log counts commits and bytes and writes nothing
 //           (CoroBase's null log device);
