@@ -183,9 +183,7 @@ class transaction::amac_multi_get {
         return to_version(r);
       case read::stage::at_version:
         if (!tx_.settles_on(r.current)) return to_version(r);
-        if (r.current->tombstone) return finish(r, status::not_found);
-        values_[r.index].assign(r.current->value());
-        return finish(r, status::ok);
+        return finish(r, deliver(r.current, nullptr, false, keys_[r.index], values_[r.index]));
     }
     return finish(r, status::invalid_argument);  // unreachable: every stage is handled
   }

@@ -69,6 +69,7 @@
 #include "braid/core/fetch.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/scheduler.hpp"
+#include "braid/core/task.hpp"
 #include "braid/txn/detail/engine.hpp"
 #include "braid/txn/detail/reverse_key.hpp"
 #include "braid/txn/options.hpp"
@@ -165,6 +166,14 @@ class transaction {
   coro<status> get(table_handle t, std::string_view key, std::string& value) {
     return read_record<M>(t.table, nullptr, false, key, value);
   }
+  // get as CoroBase's fully nested variant, for comparison with the flattened one above: a
+  // task for the read, a child task for the index probe with one grandchild per node it
+  // visits, and a child for the version chain with one per version. Same probe, same
+  // visibility step, same result; only the coroutine structure differs.
+  template <execution_mode M>
+  task<status> get_nested(table_handle t, std::string_view key, std::string& value) {
+    return read_record_nested<M>(t.table, key, value);
+  }
   template <execution_mode M>
   coro<status> insert(table_handle t, std::string_view key, std::string_view value) {
     return write<M>(t, key, value, write_kind::insert);
@@ -220,6 +229,33 @@ class transaction {
                            std::string_view key, std::string& value);
   template <execution_mode M>
   coro<status> write(table_handle t, std::string_view key, std::string_view value, write_kind kind);
+  template <execution_mode M>
+  task<status> read_record_nested(detail::table* t, std::string_view key, std::string& value);
+  template <execution_mode M>
+  static task<std::optional<std::uint64_t>> probe_nested(const primary_index& index, std::string_view key);
+  template <execution_mode M>
+  static task<void> visit_node(const void* node);
+  template <execution_mode M>
+  task<detail::version*> chain_nested(std::atomic<detail::version*>& entry);
+  template <execution_mode M>
+  static task<void> visit_version(detail::version* v);
+  // The checks before a read: ok, or the status the read returns at once.
+  [[nodiscard]] status readable(const detail::table* t, const detail::secondary_index* secondary, bool by_secondary,
+                                std::string_view key) const noexcept {
+    if (const status s = usable(t); s != status::ok) return s;
+    if (by_secondary && secondary == nullptr) return status::unknown_table;
+    return valid_key(key) ? status::ok : status::invalid_argument;
+  }
+  // The end of a read at the version it settled on (null: none).
+  static status deliver(const detail::version* v, const detail::secondary_index* secondary, bool by_secondary,
+                        std::string_view key, std::string& value) {
+    if (v == nullptr || v->tombstone) return status::not_found;
+    // A stale secondary entry (the record's secondary key changed, or the write that added it
+    // aborted) is filtered out.
+    if (by_secondary && secondary->extract(v->value()) != key) return status::not_found;
+    value.assign(v->value());
+    return status::ok;
+  }
   // multi_get's AMAC technique, on arguments already checked.
   class amac_multi_get;
   void multi_get_amac(detail::table& t, std::span<const std::string_view> keys, std::span<std::string> values,
@@ -285,9 +321,7 @@ class transaction {
 template <execution_mode M>
 coro<status> transaction::read_record(detail::table* t, detail::secondary_index* secondary, bool by_secondary,
                                       std::string_view key, std::string& value) {
-  if (const status s = usable(t); s != status::ok) co_return s;
-  if (by_secondary && secondary == nullptr) co_return status::unknown_table;
-  if (!valid_key(key)) co_return status::invalid_argument;
+  if (const status s = readable(t, secondary, by_secondary, key); s != status::ok) co_return s;
   const auto guard = engine_->versions.pin();
   primary_index::point_probe probe(by_secondary ? secondary->entries : t->primary, key);
   while (const void* node = probe.next()) {
@@ -303,12 +337,49 @@ coro<status> transaction::read_record(detail::table* t, detail::secondary_index*
     co_await fetch<M>(v);
     if (settles_on(v)) break;
   }
-  if (v == nullptr || v->tombstone) co_return status::not_found;
-  // A stale secondary entry (the record's secondary key changed, or the write that added it
-  // aborted) is filtered out.
-  if (by_secondary && secondary->extract(v->value()) != key) co_return status::not_found;
-  value.assign(v->value());
-  co_return status::ok;
+  co_return deliver(v, secondary, by_secondary, key, value);
+}
+
+// get_nested: the same steps as read_record, each level its own task.
+template <execution_mode M>
+task<status> transaction::read_record_nested(detail::table* t, std::string_view key, std::string& value) {
+  if (const status s = readable(t, nullptr, false, key); s != status::ok) co_return s;
+  const auto guard = engine_->versions.pin();
+  const std::optional<std::uint64_t> oid = co_await probe_nested<M>(t->primary, key);
+  if (!oid) co_return status::not_found;
+  const detail::version* v = co_await chain_nested<M>(t->oids.entry(*oid));
+  co_return deliver(v, nullptr, false, key, value);
+}
+
+template <execution_mode M>
+task<std::optional<std::uint64_t>> transaction::probe_nested(const primary_index& index, std::string_view key) {
+  primary_index::point_probe probe(index, key);
+  while (const void* node = probe.next()) {
+    co_await visit_node<M>(node);
+    probe.step();
+  }
+  co_return probe.result();
+}
+
+template <execution_mode M>
+task<void> transaction::visit_node(const void* node) {
+  co_await primary_index::fetch_node<M>(node);
+}
+
+template <execution_mode M>
+task<detail::version*> transaction::chain_nested(std::atomic<detail::version*>& entry) {
+  std::atomic<detail::version*>& fetched = co_await fetch<M>(&entry);
+  detail::version* v = fetched.load(std::memory_order_acquire);
+  while (v != nullptr) {
+    co_await visit_version<M>(v);
+    if (settles_on(v)) break;
+  }
+  co_return v;
+}
+
+template <execution_mode M>
+task<void> transaction::visit_version(detail::version* v) {
+  co_await fetch<M>(v);
 }
 
 // Inline, so that read_record<interleaved> is instantiated only in the units that call it (GCC
