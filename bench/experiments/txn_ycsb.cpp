@@ -21,7 +21,8 @@
 // operations called one after another (the ERMIA-equivalent baseline), and CoroBase's
 // coroutine-to-transaction execution (transaction_scheduler.hpp): the same transactions
 // written once as tasks whose operations suspend at the likely misses, run in batches of
-// --set batch per worker, `interleaved` (strict batches) or `interleaved-refill`; and
+// --set batch per worker, `interleaved` (strict batches) or `interleaved-refill`, and
+// `interleaved-nested` (strict batches whose point reads are the fully nested get_nested); and
 // CoroBase's intra-transaction baselines, the plain engine reading each read-only
 // transaction's keys with one transaction::multi_get, --set batch keys in flight
 // (`multi-get-coroutines`: flattened get coroutines; `multi-get-amac`: AMAC state machines). --group K is the number of transactions a worker keeps in
@@ -108,17 +109,27 @@ const char* to_string(log_choice log) noexcept {
 // or refilled.
 // multi-get-*: the plain engine, each read-only transaction's reads one transaction::multi_get
 // of --set batch keys at a time (CoroBase's intra-transaction batching baselines).
-enum class execution_choice { plain, interleaved, interleaved_refill, multi_get_coroutines, multi_get_amac };
+// interleaved-nested: strict batches whose reads are CoroBase's fully nested get
+// (transaction::get_nested) instead of the flattened one.
+enum class execution_choice {
+  plain,
+  interleaved,
+  interleaved_refill,
+  interleaved_nested,
+  multi_get_coroutines,
+  multi_get_amac
+};
 
-constexpr execution_choice all_executions[] = {execution_choice::plain, execution_choice::interleaved,
-                                               execution_choice::interleaved_refill,
-                                               execution_choice::multi_get_coroutines, execution_choice::multi_get_amac};
+constexpr execution_choice all_executions[] = {
+    execution_choice::plain,          execution_choice::interleaved,          execution_choice::interleaved_refill,
+    execution_choice::interleaved_nested, execution_choice::multi_get_coroutines, execution_choice::multi_get_amac};
 
 const char* to_string(execution_choice execution) noexcept {
   switch (execution) {
     case execution_choice::plain: return "plain";
     case execution_choice::interleaved: return "interleaved";
     case execution_choice::interleaved_refill: return "interleaved-refill";
+    case execution_choice::interleaved_nested: return "interleaved-nested";
     case execution_choice::multi_get_coroutines: return "multi-get-coroutines";
     case execution_choice::multi_get_amac: return "multi-get-amac";
   }
@@ -126,7 +137,8 @@ const char* to_string(execution_choice execution) noexcept {
 }
 
 bool batches_transactions(execution_choice execution) noexcept {
-  return execution == execution_choice::interleaved || execution == execution_choice::interleaved_refill;
+  return execution == execution_choice::interleaved || execution == execution_choice::interleaved_refill ||
+         execution == execution_choice::interleaved_nested;
 }
 bool uses_multi_get(execution_choice execution) noexcept {
   return execution == execution_choice::multi_get_coroutines || execution == execution_choice::multi_get_amac;
@@ -176,7 +188,8 @@ txn_settings settings_of(const run_context& context) {
                                        [&](execution_choice each) { return item == to_string(each); });
       if (found == std::end(all_executions)) {
         throw usage_error("--set execution=" + *executions + ": '" + item +
-                          "' is not plain, interleaved, interleaved-refill, multi-get-coroutines or multi-get-amac");
+                          "' is not plain, interleaved, interleaved-refill, interleaved-nested, multi-get-coroutines or "
+                          "multi-get-amac");
       }
       const execution_choice execution = *found;
       if (std::find(settings.executions.begin(), settings.executions.end(), execution) != settings.executions.end()) {
@@ -358,8 +371,8 @@ std::int64_t thread_cpu_ns() noexcept {
 // The operations of stream transaction t in `tx`, each awaited (with M = interleaved an
 // operation suspends at the likely misses), adding the transaction's checksum share to
 // `share`. Returns ok, or the first other status (a read that finds nothing counts as a read
-// of nothing and goes on).
-template <execution_mode M>
+// of nothing and goes on). Nested: point reads by get_nested.
+template <execution_mode M, bool Nested = false>
 task<status> stream_operations(transaction& tx, table_handle table, const transaction_stream& stream, std::size_t t,
                                std::string& value, std::uint64_t& share) {
   const workload_shape& shape = stream.shape;
@@ -375,7 +388,12 @@ task<status> stream_operations(transaction& tx, table_handle table, const transa
       continue;
     }
     if (op.kind != operation_kind::update) {
-      const status s = co_await tx.get<M>(table, key.view(), value);
+      status s = status::ok;
+      if constexpr (Nested) {
+        s = co_await tx.get_nested<M>(table, key.view(), value);
+      } else {
+        s = co_await tx.get<M>(table, key.view(), value);
+      }
       if (s == status::not_found) {
         share += read_share(std::nullopt);
         continue;  // nothing to modify
@@ -516,7 +534,7 @@ class transaction_worker {
 // Stream transaction t as a task, the way an application writes it once: its operations
 // awaited, commit<M> suspending while the log syncs, retried after an abort (after a yield,
 // so the batch's other transactions can finish what conflicted).
-template <execution_mode M>
+template <execution_mode M, bool Nested>
 task<status> stream_transaction(database& db, table_handle table, const transaction_stream& stream, std::size_t t,
                                 isolation level, worker_tally& tally, std::uint64_t& checksum) {
   const std::int64_t started = now_ns();
@@ -525,7 +543,7 @@ task<status> stream_transaction(database& db, table_handle table, const transact
   for (;;) {
     transaction tx = db.begin(level, mode);
     std::uint64_t share = 0;
-    status s = co_await stream_operations<M>(tx, table, stream, t, value, share);
+    status s = co_await stream_operations<M, Nested>(tx, table, stream, t, value, share);
     if (s == status::ok) s = co_await txn::commit<M>(tx);
     if (s == status::ok) {
       tally.latencies_ns.push_back(now_ns() - started);
@@ -543,6 +561,7 @@ task<status> stream_transaction(database& db, table_handle table, const transact
 
 // One worker's transactions [begin, end) of the stream as interleaved batches. Returns the
 // checksum shares of the committed transactions.
+template <bool Nested>
 std::uint64_t run_batches(database& db, table_handle table, const transaction_stream& stream, isolation level,
                           txn::batch_options batch, std::size_t begin, std::size_t end, worker_tally& tally) {
   tally.latencies_ns.reserve(tally.latencies_ns.size() + (end - begin));
@@ -550,7 +569,7 @@ std::uint64_t run_batches(database& db, table_handle table, const transaction_st
   const status s = txn::run_transactions(
       batch, end - begin,
       [&](std::size_t i) {
-        return stream_transaction<interleaved>(db, table, stream, begin + i, level, tally, checksum);
+        return stream_transaction<interleaved, Nested>(db, table, stream, begin + i, level, tally, checksum);
       },
       [](std::size_t, status) {});
   if (s != status::ok) throw std::logic_error("txn-ycsb: batch of " + std::to_string(batch.size) + " refused");
@@ -601,11 +620,14 @@ std::uint64_t run_pass(thread_runner& runner, const loaded_database& loaded, con
       checksums[worker] = one.run(mine.begin, mine.end);
     } else {
       const txn::batch_options batch{.size = measured.batch,
-                                     .policy = measured.execution == execution_choice::interleaved
-                                                   ? txn::batch_policy::strict
-                                                   : txn::batch_policy::refill};
-      checksums[worker] = run_batches(loaded.db(), loaded.table(), stream, measured.level, batch, mine.begin,
-                                      mine.end, tallies[worker]);
+                                     .policy = measured.execution == execution_choice::interleaved_refill
+                                                   ? txn::batch_policy::refill
+                                                   : txn::batch_policy::strict};
+      checksums[worker] = measured.execution == execution_choice::interleaved_nested
+                              ? run_batches<true>(loaded.db(), loaded.table(), stream, measured.level, batch,
+                                                  mine.begin, mine.end, tallies[worker])
+                              : run_batches<false>(loaded.db(), loaded.table(), stream, measured.level, batch,
+                                                   mine.begin, mine.end, tallies[worker]);
     }
     tallies[worker].cpu_ns = thread_cpu_ns() - cpu_start;
   });
@@ -894,10 +916,12 @@ const registration txn_ycsb_registration{experiment{
                   .values = "memory|none|async|sync[,...]",
                   .meaning = "the log modes, a database each (default none,async,sync; memory: no directory)"},
                  {.name = "execution",
-                  .values = "plain|interleaved|interleaved-refill|multi-get-coroutines|multi-get-amac[,...]",
+                  .values = "plain|interleaved|interleaved-refill|interleaved-nested|multi-get-coroutines|"
+                            "multi-get-amac[,...]",
                   .meaning = "the plain engine (default; --group pipelines its commits), transactions as coroutines "
-                             "in strict or refilled batches of --set batch (CoroBase; at group 1), or the plain engine "
-                             "reading a read-only transaction's keys by multi_get, --set batch at a time"},
+                             "in strict or refilled batches of --set batch (CoroBase; at group 1; nested: reads by "
+                             "the fully nested get), or the plain engine reading a read-only transaction's keys by "
+                             "multi_get, --set batch at a time"},
                  {.name = "batch",
                   .values = "1..16[,...]",
                   .meaning = "interleaved executions: transactions in flight per worker; multi-get: keys in flight "

@@ -220,11 +220,12 @@ TEST_F(TxnYcsb, EveryOptionChangesWhatRuns) {
 // The coroutine-to-transaction executions: every execution and batch asked for runs, the
 // plain engine's rows stay apart, and every pass reads what the plain map holds.
 TEST_F(TxnYcsb, InterleavedExecutionsRunEachBatchAskedFor) {
-  const run_output run = bench({"--quick", "--keys", "2500", "--set", "execution=plain,interleaved,interleaved-refill",
+  const run_output run = bench({"--quick", "--keys", "2500", "--set",
+                                "execution=plain,interleaved,interleaved-refill,interleaved-nested",
                                 "--set", "batch=1,5", "--set", "mix=ycsb-a", "--set", "log=none", "--set",
                                 "transactions=300", "--technique", "snapshot", "--group", "3"});
   ASSERT_EQ(run.exit_status, 0) << run.text;
-  ASSERT_EQ(run.rows.size(), 5u) << run.text;
+  ASSERT_EQ(run.rows.size(), 7u) << run.text;
   const std::string expected =
       std::to_string(reference_checksum(quick_shape(2500, 300, 10, txn_ycsb::transaction_mix::ycsb_a), 300));
   std::set<std::string> seen;
@@ -238,7 +239,8 @@ TEST_F(TxnYcsb, InterleavedExecutionsRunEachBatchAskedFor) {
     if (each.at("batch") == "1") EXPECT_EQ(number(each, "abort_rate"), 0) << "one transaction at a time";
   }
   EXPECT_EQ(seen, (std::set<std::string>{"plain@1/3", "interleaved@1/1", "interleaved@5/1", "interleaved-refill@1/1",
-                                         "interleaved-refill@5/1"}));
+                                         "interleaved-refill@5/1", "interleaved-nested@1/1",
+                                         "interleaved-nested@5/1"}));
 }
 
 // The newer mixes, key and value sizes and scan lengths reach the workload: each pass reads
