@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "figures.hpp"
+#include "headline.hpp"
 
 namespace braid::bench {
 namespace {
@@ -187,6 +188,49 @@ const figure_registration skew_figure{figure{
                sweep_panel("zipf 0.99", {"--set", "mix=read-only", "--dist", "zipf:0.99"})},
     .axes = by_execution,
 }};
+
+// The headline's line for the engine: its rows' technique is the isolation level, so the
+// summary names each row by its execution (plain is the baseline; AMAC multi_get, the
+// hand-written intra-transaction batching, is the peer).
+headline_summary by_execution_summary() {
+  return [compare = compare_with_naive_and_peers(
+                      {.baselines = {"plain"},
+                       .peers = {"multi-get-amac"},
+                       .split_by = {},
+                       .peer_compares = "the same reads by a hand-written AMAC multi_get (CoroBase's AMAC-MK)",
+                       .peer_compares_for = {}})](
+             const std::vector<result_row>& rows, const std::string& name) {
+    std::vector<result_row> relabelled = rows;
+    for (result_row& row : relabelled) {
+      if (const field_value* execution = row.find("execution")) row.set("technique", *execution);
+      if (const field_value* batch = row.find("batch")) row.set("group", *batch);
+    }
+    return compare(relabelled, name);
+  };
+}
+
+const std::vector<std::string> headline_arguments = {
+    "--threads", "1", "--group", "1", "--technique", "snapshot", "--dist", "uniform", "--set", "log=none", "--set",
+    "mix=read-only", "--set", "execution=plain,interleaved,multi-get-amac", "--set", "batch=8"};
+
+std::vector<std::string> with(std::vector<std::string> arguments, std::initializer_list<std::string> more) {
+  arguments.insert(arguments.end(), more);
+  return arguments;
+}
+
+const headline_registration engine_headline{
+    read_only_figure,
+    headline_entry{
+        .name = "transaction engine (YCSB read-only)",
+        .panels = {{.label = "DRAM-resident",
+                    .arguments = with(headline_arguments, {"--size", "dram", "--repetitions", "3"}),
+                    .quick_arguments = with(headline_arguments, {"--repetitions", "1"})},
+                   {.label = "10 K records",
+                    .arguments = with(headline_arguments, {"--keys", "10000", "--repetitions", "5"}),
+                    .quick_arguments = with(headline_arguments, {"--keys", "10000", "--repetitions", "1"})}},
+        .budget_seconds = 45,
+        .summarize = by_execution_summary(),
+    }};
 
 }  // namespace
 }  // namespace braid::bench
