@@ -41,6 +41,19 @@ enum class access : std::uint8_t { read_write, read_only };
 //          only checkpoints survive a reopen.
 enum class commit_mode : std::uint8_t { sync, async, none };
 
+// Where an operation run in an interleaved mode prefetches and suspends (CoroBase §4.2: the
+// engine guesses where a dereference misses; these are its guesses). A place turned off is
+// read in place, with neither prefetch nor suspension: for data that stays cached (a small
+// table's index, a chain a read-modify-write has just read), where switching only costs.
+// The sequential mode never suspends, whatever these say.
+struct suspension_points {
+  bool index_nodes = true;        // every index node a probe visits (inner, border, suffix)
+  bool indirection_entry = true;  // the record's entry in its table's indirection array
+  bool version_headers = true;    // each version a read passes on the record's chain
+  bool write_chain = true;        // a write's entry and newest version before it installs
+  bool operator==(const suspension_points&) const = default;
+};
+
 struct database_options {
   std::filesystem::path directory;  // empty: in memory, no durability (the log options are unused)
   isolation default_isolation = isolation::snapshot;
@@ -50,6 +63,7 @@ struct database_options {
   // > 0: a background thread writes a checkpoint this often (and truncates the log behind it);
   // 0: only database::checkpoint() writes one.
   std::chrono::milliseconds checkpoint_interval{0};
+  suspension_points suspend_at;  // interleaved operations: where they suspend (default: everywhere)
 };
 
 }  // namespace braid::txn

@@ -13,8 +13,10 @@
 // index nodes of the probe, the indirection entry and every version header it reads — so a
 // scheduler can run other transactions' operations meanwhile. The index probe is inlined into
 // the operation's frame (Masstree's point_probe driven node by node, CoroBase's flattening);
-// a scan's index walk runs without suspending, its records' entries and versions suspend. A
-// transaction runs one operation at a time.
+// a scan's index walk runs without suspending, its records' entries and versions suspend.
+// database_options::suspend_at turns each of these places off (get_nested and multi_get
+// suspend or prefetch at all of them: they are the baselines). A transaction runs one
+// operation at a time.
 //
 // Reads see the newest version committed at or before the transaction's begin timestamp, and
 // the transaction's own writes. A write to a record whose newest version is another open
@@ -239,6 +241,16 @@ class transaction {
   task<detail::version*> chain_nested(std::atomic<detail::version*>& entry);
   template <execution_mode M>
   static task<void> visit_version(detail::version* v);
+  // Whether an operation in mode M suspends at a place that database_options::suspend_at
+  // turns on or off.
+  template <execution_mode M>
+  static bool suspends(bool place) noexcept {
+    if constexpr (M::suspends) {
+      return place;
+    } else {
+      return false;
+    }
+  }
   // The checks before a read: ok, or the status the read returns at once.
   [[nodiscard]] status readable(const detail::table* t, const detail::secondary_index* secondary, bool by_secondary,
                                 std::string_view key) const noexcept {
@@ -323,18 +335,19 @@ coro<status> transaction::read_record(detail::table* t, detail::secondary_index*
                                       std::string_view key, std::string& value) {
   if (const status s = readable(t, secondary, by_secondary, key); s != status::ok) co_return s;
   const auto guard = engine_->versions.pin();
+  const suspension_points& at = engine_->options.suspend_at;
   primary_index::point_probe probe(by_secondary ? secondary->entries : t->primary, key);
   while (const void* node = probe.next()) {
-    co_await primary_index::fetch_node<M>(node);
+    if (suspends<M>(at.index_nodes)) co_await primary_index::fetch_node<M>(node);
     probe.step();
   }
   const std::optional<std::uint64_t> oid = probe.result();
   if (!oid) co_return status::not_found;
   std::atomic<detail::version*>& entry = t->oids.entry(*oid);
-  std::atomic<detail::version*>& fetched = co_await fetch<M>(&entry);
-  detail::version* v = fetched.load(std::memory_order_acquire);
+  if (suspends<M>(at.indirection_entry)) co_await fetch<M>(&entry);
+  detail::version* v = entry.load(std::memory_order_acquire);
   while (v != nullptr) {
-    co_await fetch<M>(v);
+    if (suspends<M>(at.version_headers)) co_await fetch<M>(v);
     if (settles_on(v)) break;
   }
   co_return deliver(v, secondary, by_secondary, key, value);
@@ -413,11 +426,12 @@ coro<status> transaction::write(table_handle t, std::string_view key, std::strin
   detail::table& table = *t.table;
   if (const status s = prepare_secondary_keys(table, value, kind == write_kind::remove); s != status::ok) co_return s;
   const auto guard = engine_->versions.pin();
+  const suspension_points& at = engine_->options.suspend_at;
   std::optional<std::uint64_t> oid;
   {
     primary_index::point_probe probe(table.primary, key);
     while (const void* node = probe.next()) {
-      co_await primary_index::fetch_node<M>(node);
+      if (suspends<M>(at.index_nodes)) co_await primary_index::fetch_node<M>(node);
       probe.step();
     }
     oid = probe.result();
@@ -436,9 +450,9 @@ coro<status> transaction::write(table_handle t, std::string_view key, std::strin
   }
   std::atomic<detail::version*>& entry = table.oids.entry(*oid);
   for (;;) {
-    std::atomic<detail::version*>& fetched = co_await fetch<M>(&entry);
-    detail::version* head = fetched.load(std::memory_order_acquire);
-    if (head != nullptr) co_await fetch<M>(head);
+    if (suspends<M>(at.write_chain)) co_await fetch<M>(&entry);
+    detail::version* head = entry.load(std::memory_order_acquire);
+    if (head != nullptr && suspends<M>(at.write_chain)) co_await fetch<M>(head);
     bool retry = false;
     const status s = install(table, *oid, entry, head, key, value, kind, retry);
     if (!retry) co_return s;
@@ -473,10 +487,10 @@ coro<status> transaction::scan_index(detail::table* t, detail::secondary_index* 
     const std::size_t found = ctx.scan_oids.size();
     for (std::size_t index_position = 0; index_position < found && delivered < limit; ++index_position) {
       std::atomic<detail::version*>& entry = t->oids.entry(ctx.scan_oids[index_position]);
-      std::atomic<detail::version*>& fetched = co_await fetch<M>(&entry);
-      detail::version* v = fetched.load(std::memory_order_acquire);
+      if (suspends<M>(engine_->options.suspend_at.indirection_entry)) co_await fetch<M>(&entry);
+      detail::version* v = entry.load(std::memory_order_acquire);
       while (v != nullptr) {
-        co_await fetch<M>(v);
+        if (suspends<M>(engine_->options.suspend_at.version_headers)) co_await fetch<M>(v);
         if (settles_on(v)) break;
       }
       if (v == nullptr || v->tombstone) continue;
