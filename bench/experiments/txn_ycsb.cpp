@@ -46,8 +46,9 @@
 //
 // Options: --keys (records; or --size: as many records as fill it at the engine's footprint;
 // default the DRAM-resident size, 16x the last-level cache), --threads, --group, --dist,
-// --technique, --repetitions, --seed; settings (--set NAME=VALUE): log, execution, batch, mix,
-// key-bytes, value-bytes, scan-length, ops, transactions, log-dir (declared below).
+// --technique, --repetitions, --seed; settings (--set NAME=VALUE): log, execution, batch,
+// suspend, mix, key-bytes, value-bytes, scan-length, ops, transactions, log-dir (declared
+// below).
 #include "txn_ycsb.hpp"
 
 #include <sys/vfs.h>
@@ -153,6 +154,8 @@ struct txn_settings {
   std::size_t key_bytes = 8;
   std::size_t value_bytes = 8;
   std::size_t longest_scan = 100;
+  txn::suspension_points suspend_at;  // interleaved operations' suspension places
+  std::string suspend_text = "all";
   std::optional<std::size_t> transactions;  // per pass; unset: the default of the log mode
   std::filesystem::path log_parent;
 };
@@ -164,6 +167,27 @@ std::uint64_t setting_count(const std::string& name, const std::string& text, st
                       std::to_string(high));
   }
   return value;
+}
+
+// --set suspend: all, none, or a list of index-nodes, entry, versions, write-chain.
+txn::suspension_points suspension_points_of(const std::string& text) {
+  if (text == "all") return {};
+  txn::suspension_points points{.index_nodes = false, .indirection_entry = false, .version_headers = false,
+                                .write_chain = false};
+  if (text == "none") return points;
+  for (const std::string& item : split_list(text)) {
+    bool* place = item == "index-nodes" ? &points.index_nodes
+                  : item == "entry"     ? &points.indirection_entry
+                  : item == "versions"  ? &points.version_headers
+                  : item == "write-chain" ? &points.write_chain
+                                          : nullptr;
+    if (place == nullptr) {
+      throw usage_error("--set suspend=" + text + ": '" + item +
+                        "' is not all, none, index-nodes, entry, versions or write-chain");
+    }
+    *place = true;
+  }
+  return points;
 }
 
 txn_settings settings_of(const run_context& context) {
@@ -216,6 +240,10 @@ txn_settings settings_of(const run_context& context) {
   }
   if (const std::optional<std::string> length = context.setting("scan-length")) {
     settings.longest_scan = setting_count("scan-length", *length, 1, 10'000);
+  }
+  if (const std::optional<std::string> places = context.setting("suspend")) {
+    settings.suspend_at = suspension_points_of(*places);
+    settings.suspend_text = *places;
   }
   for (execution_choice execution : settings.executions) {
     if (uses_multi_get(execution) && settings.mix != transaction_mix::read_only) {
@@ -284,6 +312,7 @@ class loaded_database {
   loaded_database(run_context& context, log_choice log, const std::filesystem::path& parent, std::size_t records,
                   const txn_settings& settings, unsigned loaders) {
     txn::database_options options;
+    options.suspend_at = settings.suspend_at;
     if (log != log_choice::memory) {
       directory_ = parent / ("braid-txn-ycsb-" + std::to_string(::getpid()) + "-" + to_string(log));
       std::filesystem::remove_all(directory_);
@@ -706,6 +735,7 @@ void emit_rows(run_context& context, const measurement_facts& facts, std::vector
         .set("pass", measured[i].name)
         .set("group", static_cast<std::int64_t>(one.group))
         .set("execution", to_string(one.execution))
+        .set("suspend", facts.settings->suspend_text)
         .set("batch", static_cast<std::int64_t>(one.batch))
         .set("threads", static_cast<std::int64_t>(facts.threads))
         .set("size_bytes", static_cast<std::int64_t>(facts.bytes))
@@ -926,6 +956,10 @@ const registration txn_ycsb_registration{experiment{
                   .values = "1..16[,...]",
                   .meaning = "interleaved executions: transactions in flight per worker; multi-get: keys in flight "
                              "(default 8)"},
+                 {.name = "suspend",
+                  .values = "all|none|index-nodes,entry,versions,write-chain",
+                  .meaning = "where interleaved operations prefetch and suspend (default all; the engine's "
+                             "database_options::suspend_at)"},
                  {.name = "mix",
                   .values = "read-only|single-update|ycsb-a|ycsb-b|update-only|rmw|2rmw-8r|scan",
                   .meaning = "what a transaction's operations do (default ycsb-a, 50:50 reads and updates; "

@@ -276,6 +276,31 @@ TEST_F(TxnYcsb, EveryMixAndSizeRunsPlainAndInterleaved) {
   }
 }
 
+// --set suspend reaches the engine: on a few hot records, batches of writers whose operations
+// suspend overlap and conflict; with no suspension point each transaction of a batch runs to
+// its end before the next starts, and nothing conflicts on one thread.
+TEST_F(TxnYcsb, SuspensionPointsDecideWhetherABatchOverlaps) {
+  auto run_with = [&](const std::string& places) {
+    return bench({"--quick", "--keys", "50", "--dist", "zipf:0.99", "--set", "mix=ycsb-a", "--set", "log=memory",
+                  "--set", "transactions=400", "--set", "execution=interleaved", "--set", "batch=8", "--set",
+                  "suspend=" + places, "--technique", "snapshot"});
+  };
+  const run_output overlapping = run_with("all");
+  const run_output one_at_a_time = run_with("none");
+  const run_output entries_only = run_with("entry");
+  for (const run_output* run : {&overlapping, &one_at_a_time, &entries_only}) {
+    ASSERT_EQ(run->exit_status, 0) << run->text;
+    ASSERT_EQ(run->rows.size(), 1u) << run->text;
+  }
+  EXPECT_EQ(overlapping.rows[0].at("suspend"), "all");
+  EXPECT_EQ(one_at_a_time.rows[0].at("suspend"), "none");
+  EXPECT_EQ(entries_only.rows[0].at("suspend"), "entry");
+  EXPECT_GT(number(overlapping.rows[0], "aborts_write_conflict"), 0);
+  EXPECT_GT(number(entries_only.rows[0], "aborts_write_conflict"), 0);
+  EXPECT_EQ(number(one_at_a_time.rows[0], "aborts_write_conflict"), 0);
+  EXPECT_EQ(overlapping.rows[0].at("checksum"), one_at_a_time.rows[0].at("checksum"));
+}
+
 // multi_get executions read a read-only transaction's keys in one call, group by group.
 TEST_F(TxnYcsb, MultiGetExecutionsReadWhatTheMapHolds) {
   const run_output run = bench({"--quick", "--keys", "2000", "--set", "mix=read-only", "--set", "transactions=150",
@@ -314,6 +339,7 @@ TEST_F(TxnYcsb, BadValuesExitTwoWithOneLineNamingTheProblem) {
       {{"--set", "key-bytes=257"}, "key-bytes=257"},
       {{"--set", "value-bytes=4097"}, "value-bytes=4097"},
       {{"--set", "scan-length=0"}, "scan-length=0"},
+      {{"--set", "suspend=leaves"}, "suspend=leaves"},
       {{"--set", "mix=scan-heavy"}, "mix=scan-heavy"},
       {{"--set", "execution=interleaved", "--group", "4"}, "--group"},
       {{"--technique", "read-committed"}, "unknown technique"},
