@@ -245,12 +245,6 @@ txn_settings settings_of(const run_context& context) {
     settings.suspend_at = suspension_points_of(*places);
     settings.suspend_text = *places;
   }
-  for (execution_choice execution : settings.executions) {
-    if (uses_multi_get(execution) && settings.mix != transaction_mix::read_only) {
-      throw usage_error("--set execution=" + std::string(to_string(execution)) +
-                        ": multi_get reads the keys of a read-only transaction; use --set mix=read-only");
-    }
-  }
   if (const std::optional<std::string> count = context.setting("transactions")) {
     settings.transactions = setting_count("transactions", *count, 1, 100'000'000);
   }
@@ -309,8 +303,9 @@ std::string filesystem_of(const std::filesystem::path& path) {
 // A database of one log mode with the records loaded; the directory goes with it.
 class loaded_database {
  public:
-  loaded_database(run_context& context, log_choice log, const std::filesystem::path& parent, std::size_t records,
-                  const txn_settings& settings, unsigned loaders) {
+  loaded_database(run_context& context, log_choice log, const std::filesystem::path& parent,
+                  const transaction_stream& stream, const txn_settings& settings, unsigned loaders) {
+    const std::size_t records = stream.shape.records;
     txn::database_options options;
     options.suspend_at = settings.suspend_at;
     if (log != log_choice::memory) {
@@ -334,7 +329,7 @@ class loaded_database {
     runner.run([&](unsigned worker) {
       const chunk mine = chunk_of(records, runner.size(), worker);
       for (std::size_t record = mine.begin; record < mine.end; ++record) {
-        const std::uint64_t key = record_key(record);
+        const std::uint64_t key = stream.key_of_record(record);
         const encoded_key key_bytes(key, settings.key_bytes);
         const encoded_value value_bytes(value_of(key), settings.value_bytes);
         const status s =
@@ -400,7 +395,7 @@ std::int64_t thread_cpu_ns() noexcept {
 // The operations of stream transaction t in `tx`, each awaited (with M = interleaved an
 // operation suspends at the likely misses), adding the transaction's checksum share to
 // `share`. Returns ok, or the first other status (a read that finds nothing counts as a read
-// of nothing and goes on). Nested: point reads by get_nested.
+// of nothing, a write that finds nothing writes nothing, and the transaction goes on). Nested: point reads by get_nested.
 template <execution_mode M, bool Nested = false>
 task<status> stream_operations(transaction& tx, table_handle table, const transaction_stream& stream, std::size_t t,
                                std::string& value, std::uint64_t& share) {
@@ -432,8 +427,12 @@ task<status> stream_operations(transaction& tx, table_handle table, const transa
     }
     if (writes(op)) {
       const encoded_value written(value_of(op.key), shape.value_bytes);
-      if (const status s = co_await tx.update<M>(table, key.view(), written.view()); s != status::ok) co_return s;
-      share += update_share;
+      const status s = co_await tx.update<M>(table, key.view(), written.view());
+      if (s == status::ok) {
+        share += update_share;
+      } else if (s != status::not_found) {  // an absent record: nothing to write
+        co_return s;
+      }
     }
   }
   co_return status::ok;
@@ -699,6 +698,7 @@ struct measurement_facts {
   double load_seconds = 0;
   const txn_settings* settings = nullptr;
   std::string distribution;
+  std::string mix;
 };
 
 void emit_rows(run_context& context, const measurement_facts& facts, std::vector<configuration>& configurations,
@@ -746,7 +746,7 @@ void emit_rows(run_context& context, const measurement_facts& facts, std::vector
         .set("cycles_per_op", measured[i].median_cycles / static_cast<double>(one.transactions))
         .set("commits_per_s", 1e9 / ns)
         .set("log", to_string(facts.log))
-        .set("mix", to_string(facts.settings->mix))
+        .set("mix", facts.mix)
         .set("ops_per_txn", static_cast<std::int64_t>(facts.settings->operations_per_transaction))
         .set("distribution", facts.distribution);
     for (std::size_t r = 0; r < abort_reasons.size(); ++r) {
@@ -797,16 +797,86 @@ std::size_t default_transactions(bool quick, log_choice log, std::size_t group, 
   return std::min(most, (quick ? 100 : 1'000) * group * threads);
 }
 
-void run_txn_ycsb(run_context& context) {
-  const bool quick = context.quick();
-  const txn_settings settings = settings_of(context);
+// Records from --keys or --size (default: the DRAM-resident count, 16x the last-level cache).
+std::size_t records_asked(const run_context& context, const txn_settings& settings) {
   const std::size_t dram_records = std::max<std::size_t>(1, dram_resident_bytes() / footprint(footprint_typical, settings));
-  std::size_t records = context.keys_or(quick ? 20'000 : dram_records);
+  std::size_t records = context.keys_or(context.quick() ? 20'000 : dram_records);
   if (const std::vector<std::size_t>& sizes = context.given().sizes_bytes; !sizes.empty()) {
     if (context.given().keys) throw usage_error("--size and --keys both set the record count: give one");
     if (sizes.size() > 1) throw usage_error("--size: txn-ycsb takes one size");
     records = std::max<std::size_t>(1, sizes.front() / footprint(footprint_typical, settings));
   }
+  return records;
+}
+
+// What the workload files decide cannot be asked for as well.
+void refuse_what_files_decide(const run_context& context) {
+  if (!context.given().workload_files) return;
+  if (context.given().keys || !context.given().sizes_bytes.empty()) {
+    throw usage_error("--workload: the fill file's records are the table; drop --keys / --size");
+  }
+  if (context.given().distribution) throw usage_error("--workload: the run file's keys are the requests; drop --dist");
+  if (context.setting("mix") || context.setting("scan-length")) {
+    throw usage_error("--workload: the run file's lines are the operations; drop --set mix / scan-length");
+  }
+}
+
+// multi_get reads the point reads of a transaction: refused for a stream with anything else.
+void check_executions_fit(const txn_settings& settings, const transaction_stream& stream) {
+  const bool point_reads_only = std::all_of(stream.operations.begin(), stream.operations.end(),
+                                            [](const operation& op) { return op.kind == operation_kind::read; });
+  for (execution_choice execution : settings.executions) {
+    if (uses_multi_get(execution) && !point_reads_only) {
+      throw usage_error("--set execution=" + std::string(to_string(execution)) +
+                        ": multi_get reads the keys of a read-only transaction of point reads; use --set "
+                        "mix=read-only");
+    }
+  }
+}
+
+// expected[t]: the checksum of the stream's first t transactions.
+std::vector<std::uint64_t> expected_checksums(const transaction_stream& stream, std::size_t longest) {
+  const std::vector<std::uint64_t> keys_in_order = sorted_keys(stream);
+  std::vector<std::uint64_t> expected(longest + 1, 0);
+  for (std::size_t t = 0; t < longest; ++t) {
+    std::uint64_t sum = 0;
+    for (std::size_t i = t * stream.per_transaction(); i < (t + 1) * stream.per_transaction(); ++i) {
+      sum += expected_share(stream.operations[i], keys_in_order);
+    }
+    expected[t + 1] = expected[t] + sum;
+  }
+  return expected;
+}
+
+std::string describe_workload(const transaction_stream& stream, const txn_settings& settings, std::size_t longest,
+                              const key_distribution& distribution, const std::optional<workload_file_pair>& files) {
+  std::string text = files ? "workload files " + files->fill_path + " (" + std::to_string(stream.shape.records) +
+                                 " records) and " + files->run_path + " (" + std::to_string(stream.transactions()) +
+                                 " transactions" +
+                                 (stream.lines_left_over > 0
+                                      ? "; its last " + std::to_string(stream.lines_left_over) +
+                                            " lines make no whole transaction and are not run"
+                                      : std::string()) +
+                                 ")"
+                           : std::string(to_string(settings.mix)) + ", " + distribution.describe();
+  text += ", " + std::to_string(settings.operations_per_transaction) + " operations per transaction, " +
+          std::to_string(stream.updates) + " writes in " + std::to_string(stream.transactions()) + " transactions (" +
+          std::to_string(longest) + " a pass at most), " + std::to_string(stream.shape.records) + " records of " +
+          std::to_string(settings.key_bytes) + "-byte keys and " + std::to_string(settings.value_bytes) +
+          "-byte values";
+  if (!files && settings.mix == transaction_mix::scan) {
+    text += ", scans of 1.." + std::to_string(settings.longest_scan) + " records";
+  }
+  return text;
+}
+
+void run_txn_ycsb(run_context& context) {
+  const bool quick = context.quick();
+  const txn_settings settings = settings_of(context);
+  refuse_what_files_decide(context);
+  const std::optional<workload_file_pair> files =
+      context.given().workload_files ? std::optional(read_workload_files(*context.given().workload_files)) : std::nullopt;
+  std::size_t records = files ? files->fill.size() : records_asked(context, settings);
   if (records > txn::detail::indirection_array::max_oid) {
     throw usage_error("--keys: " + std::to_string(records) + " records, but a table holds at most " +
                       std::to_string(txn::detail::indirection_array::max_oid));
@@ -842,7 +912,7 @@ void run_txn_ycsb(run_context& context) {
   const key_distribution distribution = context.distribution_or({});
 
   // The longest pass any configuration runs; shorter ones run a prefix of the stream.
-  std::size_t longest = 0;
+  std::size_t longest = 0;  // lowered to what the run file holds
   for (log_choice log : settings.logs) {
     for (std::size_t group : groups) {
       for (unsigned threads : thread_list) {
@@ -855,38 +925,31 @@ void run_txn_ycsb(run_context& context) {
   }
   context.require_memory(records * footprint(footprint_most, settings) + longest * settings.operations_per_transaction * 16,
                          "the database and its transactions");
+  const workload_shape shape{.records = records,
+                             .transactions = longest,
+                             .operations_per_transaction = settings.operations_per_transaction,
+                             .mix = settings.mix,
+                             .distribution = distribution,
+                             .seed = context.seed(),
+                             .key_bytes = settings.key_bytes,
+                             .value_bytes = settings.value_bytes,
+                             .longest_scan = settings.longest_scan};
   context.progress("generating " + std::to_string(longest) + " transactions");
-  const transaction_stream stream = make_stream({.records = records,
-                                                 .transactions = longest,
-                                                 .operations_per_transaction = settings.operations_per_transaction,
-                                                 .mix = settings.mix,
-                                                 .distribution = distribution,
-                                                 .seed = context.seed(),
-                                                 .key_bytes = settings.key_bytes,
-                                                 .value_bytes = settings.value_bytes,
-                                                 .longest_scan = settings.longest_scan});
-  // expected[t]: the checksum of the stream's first t transactions.
-  const std::vector<std::uint64_t> keys_in_order =
-      settings.mix == transaction_mix::scan ? sorted_keys(records) : std::vector<std::uint64_t>{};
-  std::vector<std::uint64_t> expected(longest + 1, 0);
-  for (std::size_t t = 0; t < longest; ++t) {
-    std::uint64_t sum = 0;
-    for (std::size_t i = t * stream.per_transaction(); i < (t + 1) * stream.per_transaction(); ++i) {
-      sum += expected_share(stream.operations[i], keys_in_order);
+  const transaction_stream stream = files ? stream_from_files(shape, files->fill, files->run) : make_stream(shape);
+  if (stream.transactions() < longest) {
+    if (settings.transactions) {
+      throw usage_error("--set transactions=" + std::to_string(*settings.transactions) + ": the run file holds " +
+                        std::to_string(stream.transactions()) + " transactions of " +
+                        std::to_string(stream.per_transaction()) + " operations");
     }
-    expected[t + 1] = expected[t] + sum;
+    longest = stream.transactions();
   }
-  context.note("workload", std::string(to_string(settings.mix)) + ", " + std::to_string(settings.operations_per_transaction) +
-                               " operations per transaction, " + std::to_string(stream.updates) + " writes in " +
-                               std::to_string(longest) + " transactions, " + distribution.describe() + ", " +
-                               std::to_string(records) + " records of " + std::to_string(settings.key_bytes) + "-byte keys and " +
-                               std::to_string(settings.value_bytes) + "-byte values" +
-                               (settings.mix == transaction_mix::scan
-                                    ? ", scans of 1.." + std::to_string(settings.longest_scan) + " records"
-                                    : std::string()));
+  check_executions_fit(settings, stream);
+  const std::vector<std::uint64_t> expected = expected_checksums(stream, longest);
+  context.note("workload", describe_workload(stream, settings, longest, distribution, files));
 
   for (log_choice log : settings.logs) {
-    const loaded_database loaded(context, log, settings.log_parent, records, settings,
+    const loaded_database loaded(context, log, settings.log_parent, stream, settings,
                                  std::max<unsigned>(1, static_cast<unsigned>(available_cpus().size())));
     context.note("load " + std::string(to_string(log)),
                  std::to_string(records) + " records in " + std::to_string(loaded.load_seconds()) + " s (" +
@@ -905,8 +968,8 @@ void run_txn_ycsb(run_context& context) {
           for (std::size_t batch : plain ? std::vector<std::size_t>{1} : settings.batches) {
             for (isolation level : levels) {
               const std::size_t in_flight = plain ? group : batch;
-              const std::size_t transactions =
-                  settings.transactions.value_or(default_transactions(quick, log, in_flight, threads));
+              const std::size_t transactions = std::min(
+                  longest, settings.transactions.value_or(default_transactions(quick, log, in_flight, threads)));
               configurations.push_back(
                   {.level = level, .group = group, .execution = execution, .batch = batch, .transactions = transactions});
             }
@@ -929,7 +992,8 @@ void run_txn_ycsb(run_context& context) {
                  .bytes = loaded.bytes(),
                  .load_seconds = loaded.load_seconds(),
                  .settings = &settings,
-                 .distribution = distribution.describe()},
+                 .distribution = stream.from_files() ? "workload-file" : distribution.describe(),
+                 .mix = stream.mix_name()},
                 configurations, measurements, expected);
     }
   }
@@ -941,7 +1005,8 @@ const registration txn_ycsb_registration{experiment{
     .summary = "braid's transaction engine, YCSB-style transactions: commits/s, aborts, latency, log bytes and "
                "fdatasyncs per commit, per log mode and isolation, pipelined commit (--group)",
     .techniques = {"snapshot", "serializable"},
-    .accepted = accepts_size | accepts_keys | accepts_group | accepts_threads | accepts_technique | accepts_dist,
+    .accepted = accepts_size | accepts_keys | accepts_group | accepts_threads | accepts_technique | accepts_dist |
+                accepts_workload,
     .settings = {{.name = "log",
                   .values = "memory|none|async|sync[,...]",
                   .meaning = "the log modes, a database each (default none,async,sync; memory: no directory)"},

@@ -41,6 +41,7 @@
 
 #include "lookup_results.hpp"
 #include "options.hpp"
+#include "workload_files.hpp"
 #include "workloads.hpp"
 
 namespace braid::bench::txn_ycsb {
@@ -160,12 +161,20 @@ struct transaction_stream {
   workload_shape shape;
   std::vector<operation> operations;  // transaction t: [t * per, (t + 1) * per)
   std::size_t updates = 0;            // operations that write
+  // From workload files: the fill's keys, record i's key at [i] (empty: record_key(i)), and
+  // the run's lines after the last whole transaction, which no pass runs.
+  std::vector<std::uint64_t> file_keys;
+  std::size_t lines_left_over = 0;
 
+  [[nodiscard]] bool from_files() const noexcept { return !file_keys.empty(); }
+  [[nodiscard]] std::uint64_t key_of_record(std::size_t record) const noexcept {
+    return from_files() ? file_keys[record] : record_key(record);
+  }
   [[nodiscard]] std::size_t per_transaction() const noexcept { return shape.operations_per_transaction; }
   [[nodiscard]] std::size_t transactions() const noexcept { return shape.transactions; }
-  [[nodiscard]] bool read_only() const noexcept {
-    return shape.mix == transaction_mix::read_only || shape.mix == transaction_mix::scan;
-  }
+  [[nodiscard]] bool read_only() const noexcept { return updates == 0; }
+  // What the rows call the workload: the mix, or "workload-file".
+  [[nodiscard]] std::string mix_name() const { return from_files() ? "workload-file" : to_string(shape.mix); }
 };
 
 // What operation `position` of its transaction does under `mix`.
@@ -208,18 +217,75 @@ inline transaction_stream make_stream(const workload_shape& shape) {
   return stream;
 }
 
-// The records' keys in key order, for the checksums of scans.
-inline std::vector<std::uint64_t> sorted_keys(std::size_t records) {
-  std::vector<std::uint64_t> keys(records);
-  for (std::size_t record = 0; record < records; ++record) keys[record] = record_key(record);
+// The stream of a workload file pair (--workload FILL RUN): the fill's INSERT keys are the
+// records, the run's READ, UPDATE and SCAN lines the operations, `shape.operations_per_transaction`
+// consecutive lines a transaction (shape.transactions: how many whole ones the run holds).
+// Throws usage_error for a fill line that is not an INSERT, a key inserted twice, a run line
+// that inserts or deletes (the checksum needs a fixed set of records), or a run too short for
+// one transaction.
+inline transaction_stream stream_from_files(workload_shape shape, const std::vector<workload_operation>& fill,
+                                            const std::vector<workload_operation>& run) {
+  const std::size_t per = shape.operations_per_transaction;
+  if (fill.empty()) throw usage_error("--workload: the fill file inserts no records");
+  if (per == 0 || run.size() < per) {
+    throw usage_error("--workload: the run file has " + std::to_string(run.size()) + " operations, fewer than one "
+                      "transaction's " + std::to_string(per));
+  }
+  transaction_stream stream{.shape = shape, .operations = {}, .updates = 0, .file_keys = {}, .lines_left_over = 0};
+  stream.file_keys.reserve(fill.size());
+  for (const workload_operation& line : fill) {
+    if (line.kind != workload_operation_kind::insert) {
+      throw usage_error(std::string("--workload: the fill file has a ") + to_string(line.kind) +
+                        " line; it may only INSERT");
+    }
+    stream.file_keys.push_back(line.key);
+  }
+  std::vector<std::uint64_t> sorted = stream.file_keys;
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+    throw usage_error("--workload: the fill file inserts a key twice");
+  }
+  stream.shape.records = fill.size();
+  stream.shape.transactions = run.size() / per;
+  stream.lines_left_over = run.size() % per;
+  stream.operations.reserve(stream.shape.transactions * per);
+  for (std::size_t i = 0; i < stream.shape.transactions * per; ++i) {
+    const workload_operation& line = run[i];
+    operation op{.key = line.key, .scan_length = 0, .kind = operation_kind::read};
+    switch (line.kind) {
+      case workload_operation_kind::read: break;
+      case workload_operation_kind::update: op.kind = operation_kind::update; break;
+      case workload_operation_kind::scan:
+        op.kind = operation_kind::scan;
+        op.scan_length = line.scan_length;
+        break;
+      case workload_operation_kind::insert:
+      case workload_operation_kind::erase:
+        throw usage_error(std::string("--workload: the run file has a ") + to_string(line.kind) +
+                          " line; txn-ycsb runs READ, UPDATE and SCAN over the filled records");
+    }
+    stream.updates += writes(op) ? 1 : 0;
+    stream.operations.push_back(op);
+  }
+  return stream;
+}
+
+// The records' keys in key order, for the checksums.
+inline std::vector<std::uint64_t> sorted_keys(const transaction_stream& stream) {
+  std::vector<std::uint64_t> keys(stream.shape.records);
+  for (std::size_t record = 0; record < keys.size(); ++record) keys[record] = stream.key_of_record(record);
   std::sort(keys.begin(), keys.end());
   return keys;
 }
 
-// An operation's share of the checksum when every read returns value_of(its key): a read its
-// value's share, a write update_share, a read-modify-write both, a scan the shares of the
-// records it visits (the scan_length records from its key on, fewer at the end of the table).
+// An operation's share of the checksum when every read returns value_of(its key) and the
+// records are `keys_in_order`: a read its value's share (nothing's for an absent key), a
+// write that finds its record update_share, a read-modify-write both, a scan the shares of
+// the records it visits (the scan_length records from its key on, fewer at the end).
 [[nodiscard]] inline std::uint64_t expected_share(const operation& op, const std::vector<std::uint64_t>& keys_in_order) {
+  const bool present = op.kind == operation_kind::scan ||
+                       std::binary_search(keys_in_order.begin(), keys_in_order.end(), op.key);
+  if (!present) return op.kind == operation_kind::update ? 0 : read_share(std::nullopt);
   switch (op.kind) {
     case operation_kind::read: return read_share(value_of(op.key));
     case operation_kind::update: return update_share;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -299,6 +300,73 @@ TEST_F(TxnYcsb, SuspensionPointsDecideWhetherABatchOverlaps) {
   EXPECT_GT(number(entries_only.rows[0], "aborts_write_conflict"), 0);
   EXPECT_EQ(number(one_at_a_time.rows[0], "aborts_write_conflict"), 0);
   EXPECT_EQ(overlapping.rows[0].at("checksum"), one_at_a_time.rows[0].at("checksum"));
+}
+
+// --workload FILL RUN: the fill's keys are the table, the run's lines the operations, ten a
+// transaction; reads of absent keys read nothing, updates of absent keys write nothing, scans
+// walk the filled keys in order.
+TEST_F(TxnYcsb, WorkloadFilesAreTheRecordsAndTheOperations) {
+  const std::filesystem::path directory =
+      std::filesystem::temp_directory_path() / ("braid-txn-ycsb-files-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(directory);
+  std::vector<std::uint64_t> filled;
+  std::ostringstream fill;
+  for (std::uint64_t i = 0; i < 500; ++i) {
+    filled.push_back(i * 7919 + 13);
+    fill << "INSERT " << filled.back() << "\n";
+  }
+  std::ostringstream run;
+  std::map<std::uint64_t, std::uint64_t> records;
+  for (std::uint64_t key : filled) records[key] = value_of(key);
+  std::uint64_t expected = 0;
+  for (std::uint64_t line = 0; line < 423; ++line) {  // 42 transactions; 3 lines left over
+    const std::uint64_t key = line % 9 == 0 ? line * 7919 + 14 : filled[(line * 37) % filled.size()];
+    const bool counted = line < 420;
+    const auto found = records.find(key);
+    if (line % 5 == 0) {
+      run << "UPDATE " << key << "\n";
+      if (counted && found != records.end()) expected += txn_ycsb::update_share;
+    } else if (line % 7 == 0) {
+      run << "SCAN " << key << " " << 1 + line % 4 << "\n";
+      auto at = records.lower_bound(key);
+      for (std::uint64_t n = 0; counted && n < 1 + line % 4 && at != records.end(); ++n, ++at) {
+        expected += txn_ycsb::read_share(at->second);
+      }
+    } else {
+      run << "READ " << key << "\n";
+      if (counted) expected += txn_ycsb::read_share(found == records.end() ? std::nullopt : std::optional(found->second));
+    }
+  }
+  const std::string fill_path = (directory / "fill.txt").string();
+  const std::string run_path = (directory / "run.txt").string();
+  std::ofstream(fill_path) << fill.str();
+  std::ofstream(run_path) << run.str();
+  const run_output ran = bench({"--quick", "--workload", fill_path, run_path, "--set", "log=none", "--set",
+                                "execution=plain,interleaved", "--set", "batch=3", "--technique", "snapshot", "--group",
+                                "1", "--set", "key-bytes=12"});
+  ASSERT_EQ(ran.exit_status, 0) << ran.text;
+  ASSERT_EQ(ran.rows.size(), 2u) << ran.text;
+  for (const row& fields : ran.rows) {
+    EXPECT_EQ(fields.at("records"), "500");
+    EXPECT_EQ(fields.at("ops"), "42");
+    EXPECT_EQ(fields.at("mix"), "workload-file");
+    EXPECT_EQ(fields.at("checksum"), std::to_string(expected)) << fields.at("execution");
+  }
+  EXPECT_NE(ran.text.find("last 3 lines make no whole transaction"), std::string::npos) << ran.text;
+
+  std::ofstream(directory / "inserting.txt") << "READ 13\nINSERT 99\n";
+  std::vector<refused_arguments> bad = {
+      {{"--workload", fill_path, (directory / "inserting.txt").string(), "--set", "ops=2"}, "INSERT"},
+      {{"--workload", fill_path, run_path, "--keys", "100"}, "--keys"},
+      {{"--workload", fill_path, run_path, "--dist", "uniform"}, "--dist"},
+      {{"--workload", fill_path, run_path, "--set", "mix=read-only"}, "mix"},
+      {{"--workload", fill_path, run_path, "--set", "transactions=43"}, "transactions=43"},
+      {{"--workload", fill_path, run_path, "--set", "execution=multi-get-amac"}, "multi_get"},
+      {{"--workload", run_path, run_path}, "may only INSERT"},
+  };
+  for (refused_arguments& each : bad) each.arguments.insert(each.arguments.begin(), "--quick");
+  expect_refused("txn-ycsb", bad);
+  std::filesystem::remove_all(directory);
 }
 
 // multi_get executions read a read-only transaction's keys in one call, group by group.
