@@ -1,4 +1,4 @@
-// transaction::multi_get: every technique (sequential, coroutines, amac) at groups 1, 3, 8
+// transaction::multi_get: every technique (sequential, coroutines, nested, amac) at groups 1, 3, 8
 // and 64 gives exactly what a loop of get() gives, on random tables whose records the reader
 // sees through every kind of version chain — committed before its snapshot, deleted, deleted
 // and inserted again, overwritten or deleted or inserted by transactions that committed after
@@ -40,13 +40,14 @@ using braid::txn::table_handle;
 using braid::txn::transaction;
 
 constexpr multi_get_technique techniques[] = {multi_get_technique::sequential, multi_get_technique::coroutines,
-                                              multi_get_technique::amac};
+                                              multi_get_technique::nested, multi_get_technique::amac};
 constexpr std::size_t groups[] = {1, 3, 8, 64};
 
 const char* name_of(multi_get_technique technique) {
   switch (technique) {
     case multi_get_technique::sequential: return "sequential";
     case multi_get_technique::coroutines: return "coroutines";
+    case multi_get_technique::nested: return "nested";
     case multi_get_technique::amac: return "amac";
   }
   return "?";

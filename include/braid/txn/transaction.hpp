@@ -37,7 +37,8 @@
 // values[i]) would give them, duplicates and all — interleaving up to `group` reads at once
 // (CoroBase's intra-transaction baselines, a multi-key call that returns when every key is
 // done). `sequential`: a loop of get. `coroutines`: the flattened get<interleaved>
-// coroutines, `group` in flight under braid's interleaved_scheduler. `amac`: a hand-written
+// coroutines, `group` in flight under braid's interleaved_scheduler. `nested`: the same with
+// the fully nested get_nested<interleaved> (CoroBase's CORO-FN-MK). `amac`: a hand-written
 // ring of `group` state machines, each advanced one stage per visit — the Masstree probe node
 // by node, the indirection entry, each version header of the chain — prefetching before it
 // moves on to the next key's machine. It returns ok, or (statuses then unspecified)
@@ -94,7 +95,7 @@ struct index_handle {
 class database;
 
 // How multi_get interleaves the reads of a batch (see above).
-enum class multi_get_technique : std::uint8_t { sequential, coroutines, amac };
+enum class multi_get_technique : std::uint8_t { sequential, coroutines, nested, amac };
 
 class transaction {
  public:
@@ -409,6 +410,11 @@ inline status transaction::multi_get(table_handle t, std::span<const std::string
     case multi_get_technique::coroutines:
       interleaved_scheduler{group}.run(
           keys.size(), [&](std::size_t i) { return get<interleaved>(t, keys[i], values[i]); },
+          [&](std::size_t i, status s) { statuses[i] = s; });
+      return status::ok;
+    case multi_get_technique::nested:
+      interleaved_scheduler{group}.run(
+          keys.size(), [&](std::size_t i) { return get_nested<interleaved>(t, keys[i], values[i]); },
           [&](std::size_t i, status s) { statuses[i] = s; });
       return status::ok;
     case multi_get_technique::amac:
