@@ -25,7 +25,8 @@
 // `interleaved-nested` (strict batches whose point reads are the fully nested get_nested); and
 // CoroBase's intra-transaction baselines, the plain engine reading each read-only
 // transaction's keys with one transaction::multi_get, --set batch keys in flight
-// (`multi-get-coroutines`: flattened get coroutines; `multi-get-amac`: AMAC state machines). --group K is the number of transactions a worker keeps in
+// (`multi-get-coroutines`: flattened get coroutines; `multi-get-nested`: fully nested ones;
+// `multi-get-amac`: AMAC state machines). --group K is the number of transactions a worker keeps in
 // flight (pipelined commit): a transaction is precommitted (commit timestamp, certification,
 // log record appended) and finished (durable, visible) once the worker has K precommitted or
 // the log says it is durable, so one fdatasync covers many commits. Group 1 is commit() one
@@ -118,12 +119,14 @@ enum class execution_choice {
   interleaved_refill,
   interleaved_nested,
   multi_get_coroutines,
+  multi_get_nested,
   multi_get_amac
 };
 
 constexpr execution_choice all_executions[] = {
     execution_choice::plain,          execution_choice::interleaved,          execution_choice::interleaved_refill,
-    execution_choice::interleaved_nested, execution_choice::multi_get_coroutines, execution_choice::multi_get_amac};
+    execution_choice::interleaved_nested, execution_choice::multi_get_coroutines, execution_choice::multi_get_nested,
+    execution_choice::multi_get_amac};
 
 const char* to_string(execution_choice execution) noexcept {
   switch (execution) {
@@ -132,6 +135,7 @@ const char* to_string(execution_choice execution) noexcept {
     case execution_choice::interleaved_refill: return "interleaved-refill";
     case execution_choice::interleaved_nested: return "interleaved-nested";
     case execution_choice::multi_get_coroutines: return "multi-get-coroutines";
+    case execution_choice::multi_get_nested: return "multi-get-nested";
     case execution_choice::multi_get_amac: return "multi-get-amac";
   }
   return "?";
@@ -142,7 +146,8 @@ bool batches_transactions(execution_choice execution) noexcept {
          execution == execution_choice::interleaved_nested;
 }
 bool uses_multi_get(execution_choice execution) noexcept {
-  return execution == execution_choice::multi_get_coroutines || execution == execution_choice::multi_get_amac;
+  return execution == execution_choice::multi_get_coroutines || execution == execution_choice::multi_get_nested ||
+         execution == execution_choice::multi_get_amac;
 }
 
 struct txn_settings {
@@ -212,8 +217,8 @@ txn_settings settings_of(const run_context& context) {
                                        [&](execution_choice each) { return item == to_string(each); });
       if (found == std::end(all_executions)) {
         throw usage_error("--set execution=" + *executions + ": '" + item +
-                          "' is not plain, interleaved, interleaved-refill, interleaved-nested, multi-get-coroutines or "
-                          "multi-get-amac");
+                          "' is not plain, interleaved, interleaved-refill, interleaved-nested, multi-get-coroutines, "
+                          "multi-get-nested or multi-get-amac");
       }
       const execution_choice execution = *found;
       if (std::find(settings.executions.begin(), settings.executions.end(), execution) != settings.executions.end()) {
@@ -643,6 +648,7 @@ std::uint64_t run_pass(thread_runner& runner, const loaded_database& loaded, con
       transaction_worker::how choice{.level = measured.level, .group = measured.group, .multi_get = {},
                                      .multi_get_group = measured.batch};
       if (measured.execution == execution_choice::multi_get_coroutines) choice.multi_get = txn::multi_get_technique::coroutines;
+      if (measured.execution == execution_choice::multi_get_nested) choice.multi_get = txn::multi_get_technique::nested;
       if (measured.execution == execution_choice::multi_get_amac) choice.multi_get = txn::multi_get_technique::amac;
       transaction_worker one(loaded.db(), loaded.table(), stream, choice, tallies[worker]);
       checksums[worker] = one.run(mine.begin, mine.end);
@@ -1012,7 +1018,7 @@ const registration txn_ycsb_registration{experiment{
                   .meaning = "the log modes, a database each (default none,async,sync; memory: no directory)"},
                  {.name = "execution",
                   .values = "plain|interleaved|interleaved-refill|interleaved-nested|multi-get-coroutines|"
-                            "multi-get-amac[,...]",
+                            "multi-get-nested|multi-get-amac[,...]",
                   .meaning = "the plain engine (default; --group pipelines its commits), transactions as coroutines "
                              "in strict or refilled batches of --set batch (CoroBase; at group 1; nested: reads by "
                              "the fully nested get), or the plain engine reading a read-only transaction's keys by "

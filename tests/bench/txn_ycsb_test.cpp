@@ -372,10 +372,11 @@ TEST_F(TxnYcsb, WorkloadFilesAreTheRecordsAndTheOperations) {
 // multi_get executions read a read-only transaction's keys in one call, group by group.
 TEST_F(TxnYcsb, MultiGetExecutionsReadWhatTheMapHolds) {
   const run_output run = bench({"--quick", "--keys", "2000", "--set", "mix=read-only", "--set", "transactions=150",
-                                "--set", "log=memory", "--set", "execution=plain,multi-get-coroutines,multi-get-amac",
+                                "--set", "log=memory", "--set",
+                                "execution=plain,multi-get-coroutines,multi-get-nested,multi-get-amac",
                                 "--set", "batch=1,6", "--technique", "snapshot", "--group", "1"});
   ASSERT_EQ(run.exit_status, 0) << run.text;
-  ASSERT_EQ(run.rows.size(), 5u) << run.text;
+  ASSERT_EQ(run.rows.size(), 7u) << run.text;
   const std::string expected =
       std::to_string(reference_checksum(quick_shape(2000, 150, 10, txn_ycsb::transaction_mix::read_only), 150));
   std::set<std::string> seen;
@@ -384,7 +385,8 @@ TEST_F(TxnYcsb, MultiGetExecutionsReadWhatTheMapHolds) {
     EXPECT_EQ(fields.at("checksum"), expected) << fields.at("execution");
   }
   EXPECT_EQ(seen, (std::set<std::string>{"plain@1", "multi-get-coroutines@1", "multi-get-coroutines@6",
-                                         "multi-get-amac@1", "multi-get-amac@6"}));
+                                         "multi-get-nested@1", "multi-get-nested@6", "multi-get-amac@1",
+                                         "multi-get-amac@6"}));
 }
 
 TEST_F(TxnYcsb, BadValuesExitTwoWithOneLineNamingTheProblem) {
