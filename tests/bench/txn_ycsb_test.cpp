@@ -389,6 +389,29 @@ TEST_F(TxnYcsb, MultiGetExecutionsReadWhatTheMapHolds) {
                                          "multi-get-amac@6"}));
 }
 
+// txn-frame-sizes (beside txn-ycsb: the same engine): one row per operation asked for, each
+// holding at least one frame, whole size classes of the frame pool.
+TEST_F(TxnYcsb, FrameSizesCountTheFramesOfEachOperation) {
+  const run_output all = run_experiment_csv("txn-frame-sizes", {});
+  ASSERT_EQ(all.exit_status, 0) << all.text;
+  std::map<std::string, row> by_operation;
+  for (const row& fields : all.rows) by_operation[fields.at("technique")] = fields;
+  ASSERT_EQ(by_operation.size(), 5u) << all.text;
+  for (const auto& [operation, fields] : by_operation) {
+    EXPECT_GE(number(fields, "frames"), 1) << operation;
+    const auto bytes = static_cast<std::int64_t>(number(fields, "frame_bytes"));
+    EXPECT_GE(bytes, 64) << operation;
+    EXPECT_EQ(bytes % 64, 0) << operation;
+  }
+  EXPECT_GT(number(by_operation.at("get-nested"), "frames"), number(by_operation.at("get"), "frames"))
+      << "the nested get holds its probe's frame too";
+  const run_output some = run_experiment_csv("txn-frame-sizes", {"--technique", "update,scan"});
+  ASSERT_EQ(some.exit_status, 0) << some.text;
+  ASSERT_EQ(some.rows.size(), 2u) << some.text;
+  EXPECT_EQ(some.rows[0].at("technique"), "update");
+  EXPECT_EQ(some.rows[1].at("technique"), "scan");
+}
+
 TEST_F(TxnYcsb, BadValuesExitTwoWithOneLineNamingTheProblem) {
   std::vector<refused_arguments> bad = {
       {{"--set", "log=disk"}, "log=disk"},
