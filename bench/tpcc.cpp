@@ -137,8 +137,11 @@ transaction_input draw_input(const workload& stream, std::uint64_t index) {
 namespace {
 
 // A read that the population guarantees: its status, or `corrupt` for a value of another size.
+// `value` is taken by reference, not as a view: in `decoded(co_await tx.get<M>(..., value),
+// value, row)` the arguments may be evaluated in any order, so a view could be taken before
+// the read fills the string.
 template <class Row>
-status decoded(status s, std::string_view value, Row& row) {
+status decoded(status s, const std::string& value, Row& row) {
   if (s != status::ok) return s;
   return decode(value, row) ? status::ok : status::corrupt;
 }

@@ -106,7 +106,9 @@ TEST_F(TpccStore, PopulationFieldsFollowTheSpec) {
   ASSERT_EQ(customers.size(), 3000u);
   std::size_t bad_credit = 0;
   for (const customer_row& c : customers) {
-    if (c.c_id <= 1000) EXPECT_EQ(text_of(c.last), last_name(c.c_id - 1)) << c.c_id;
+    if (c.c_id <= 1000) {
+      EXPECT_EQ(text_of(c.last), last_name(c.c_id - 1)) << c.c_id;
+    }
     EXPECT_EQ(c.balance, -1000);
     EXPECT_GE(c.data_length, 300u);
     bad_credit += text_of(c.credit) == "BC" ? 1 : 0;
@@ -233,7 +235,9 @@ TEST_F(TpccStore, PaymentUpdatesTheYearToDateAndInsertsHistory) {
   EXPECT_EQ(customer_after.balance, customer.balance - 12345);
   EXPECT_EQ(customer_after.ytd_payment, customer.ytd_payment + 12345);
   EXPECT_EQ(customer_after.payment_cnt, customer.payment_cnt + 1);
-  if (text_of(customer.credit) == "BC") EXPECT_EQ(text_of(customer_after.data).substr(0, 14), "42 6 1 6 1 123");
+  if (text_of(customer.credit) == "BC") {
+    EXPECT_EQ(text_of(customer_after.data).substr(0, 14), "42 6 1 6 1 123");
+  }
   EXPECT_EQ(row_counts(shop)[3], histories + 1);
   EXPECT_TRUE(check_consistency(shop).ok());
 }
@@ -343,7 +347,9 @@ TEST_F(TpccStore, StockLevelCountsWhatAPlainLoopCounts) {
       transaction_output out;
       ASSERT_EQ(run_plain(shop, in, out), status::ok);
       EXPECT_EQ(out.low_stock, low) << "district " << d << ", threshold " << threshold;
-      if (threshold == 60) EXPECT_GT(low, 0u);
+      if (threshold == 60) {
+        EXPECT_GT(low, 0u);
+      }
     }
   }
 }
@@ -426,7 +432,9 @@ TEST(Tpcc, InputsFollowTheSpecsDistributions) {
     const transaction_input in = draw_input(reads, i);
     ASSERT_TRUE(in.what == kind::stock_level || in.what == kind::order_status);
     stock_levels += in.what == kind::stock_level ? 1 : 0;
-    if (in.what == kind::order_status) EXPECT_EQ(in.c_w, in.w) << "one warehouse: nothing remote";
+    if (in.what == kind::order_status) {
+      EXPECT_EQ(in.c_w, in.w) << "one warehouse: nothing remote";
+    }
   }
   EXPECT_NEAR(static_cast<double>(stock_levels) / 2000, 0.5, 0.05);
 }
@@ -524,7 +532,9 @@ TEST_F(TpccProgram, EverySettingReachesTheRun) {
     EXPECT_LT(number(r, "new_orders_per_s"), number(r, "commits_per_s"));
     EXPECT_GT(number(r, "latency_p99_us"), 0);
     EXPECT_GE(number(r, "abort_rate"), 0);
-    if (r.at("execution") == "plain") EXPECT_DOUBLE_EQ(number(r, "speedup_vs_plain"), 1.0);
+    if (r.at("execution") == "plain") {
+      EXPECT_DOUBLE_EQ(number(r, "speedup_vs_plain"), 1.0);
+    }
   }
   // One thread, two warehouses, the default log; the seed is the stream's: New-Order's
   // rollbacks (1 %) are those of the same stream in the two-thread run.
