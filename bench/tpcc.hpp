@@ -21,8 +21,9 @@
 //
 // Transactions: each draws its inputs from a per-transaction seed (draw_input: the same index
 // gives the same inputs), so a run is reproducible. One attempt is a braid::task<status> per
-// execution mode; run_to_end retries an attempt the engine aborted (after a yield, so the
-// batch's other transactions can finish) and counts each abort by reason. New-Order's 1 %
+// execution mode; the run loop retries an attempt the engine aborted (after 2^k yields for the
+// k-th retry, at most 64, so the batch's other transactions can finish; no-ops when plain) and
+// counts each abort by reason. New-Order's 1 %
 // rollback (an unused item id on its last line) is a user abort: counted, not retried.
 // Dates are deterministic (a base plus the transaction's index), as is the HISTORY sequence
 // when transactions run one at a time, so a single-threaded run with one transaction in

@@ -357,6 +357,20 @@ TEST_F(TpccStore, StockLevelCountsWhatAPlainLoopCounts) {
   }
 }
 
+// TPC-CR writes nothing, so every execution and batch reads exactly what the plain run reads.
+TEST_F(TpccStore, TheReadOnlyMixReadsTheSameInEveryExecution) {
+  const workload stream = stream_of(*shop_, 5, mix::tpcc_r);
+  const worker_tally plain = run_range(*shop_, stream, execution::plain, 1, 0, 300);
+  EXPECT_EQ(plain.commits, 300u);
+  for (const auto& [how, batch] : {std::pair{execution::interleaved, std::size_t{8}},
+                                   std::pair{execution::interleaved_refill, std::size_t{16}}}) {
+    const worker_tally mixed = run_range(*shop_, stream, how, batch, 0, 300);
+    EXPECT_EQ(mixed.commits, 300u) << to_string(how);
+    EXPECT_EQ(mixed.output_digest, plain.output_digest) << to_string(how);
+    for (std::uint64_t aborts : mixed.aborts) EXPECT_EQ(aborts, 0u);
+  }
+}
+
 TEST(Tpcc, CheckerFindsBrokenDatabases) {
   std::unique_ptr<store> shop = loaded(1, 9);
   ASSERT_TRUE(check_consistency(*shop).ok());
