@@ -210,7 +210,7 @@ std::string last_name(std::uint32_t number);
 std::uint32_t uniform(random_source& random, std::uint32_t low, std::uint32_t high) noexcept;
 // NURand(A, x, y) = (((random(0, A) | random(x, y)) + C) % (y - x + 1)) + x.
 std::uint32_t nurand(random_source& random, std::uint32_t a, std::uint32_t x, std::uint32_t y, std::uint32_t c) noexcept;
-// A random a-string (alphanumeric) of length low..high, at most N, into a zero-padded field;
+// A random a-string (alphanumeric) of length low..high (at most width) into a zero-padded field;
 // returns its length.
 std::size_t random_text(random_source& random, char* field, std::size_t width, std::size_t low, std::size_t high) noexcept;
 // A random n-string (digits) of exactly `length` characters.

@@ -15,8 +15,9 @@
 // Rows, one per configuration: commits_per_s and new_orders_per_s (tpmC / 60) from the median
 // pass, aborts by reason (the engine's, per pass) and rollbacks (New-Order's 1 %, per pass),
 // abort_rate (engine aborts over attempts), latency p50/p99 (first attempt to commit),
-// speedup_vs_plain (commits/s over the plain execution's at the same thread count) and
-// consistency ("ok").
+// speedup_vs_plain (commits/s over the plain execution's at the same thread count),
+// logged_commits per pass and log_bytes_per_commit (the log's counters: 0 in memory; read-only
+// transactions log nothing) and consistency ("ok").
 //
 // Options: --threads, --repetitions (default 3, --quick 1), --seed, --quick; settings (--set):
 // warehouses, mix, execution, batch, transactions, log (declared below).
@@ -164,6 +165,8 @@ struct outcome {
   double median_ns = 0;
   double load_seconds = 0;
   unsigned passes = 0;
+  std::uint64_t logged_commits = 0;  // the log's commit records over the passes (0 in memory)
+  std::uint64_t logged_bytes = 0;
 };
 
 // One pass: transactions [first, first + count) split over the runner's workers.
@@ -190,6 +193,7 @@ outcome measure_configuration(run_context& context, const tpcc_settings& setting
   outcome result;
   result.load_seconds = loaded.load_seconds();
   std::vector<double> samples;
+  const txn::log_stats before = shop.db().log_statistics();
   for (unsigned pass = 0; pass < repetitions; ++pass) {
     const std::int64_t start = now_ns();
     const tpcc::worker_tally tally =
@@ -199,6 +203,9 @@ outcome measure_configuration(run_context& context, const tpcc_settings& setting
   }
   result.median_ns = median(samples);
   result.passes = repetitions;
+  const txn::log_stats after = shop.db().log_statistics();
+  result.logged_commits = after.commits - before.commits;
+  result.logged_bytes = after.bytes - before.bytes;
   const tpcc::consistency_report report = tpcc::check_consistency(shop);
   if (!report.ok()) {
     throw std::logic_error("tpcc: " + std::string(tpcc::to_string(one.how)) + " with batch " + std::to_string(one.batch) +
@@ -245,6 +252,9 @@ result_row row_of(const tpcc_settings& settings, const configuration& one, const
   row.set("abort_rate", static_cast<double>(aborts) / static_cast<double>(std::max<std::uint64_t>(1, aborts + total.commits)))
       .set("latency_p50_us", static_cast<double>(percentile_ns(total.latencies_ns, 0.50)) * 1e-3)
       .set("latency_p99_us", static_cast<double>(percentile_ns(total.latencies_ns, 0.99)) * 1e-3)
+      .set("logged_commits", static_cast<double>(result.logged_commits) / passes)
+      .set("log_bytes_per_commit", static_cast<double>(result.logged_bytes) /
+                                       static_cast<double>(std::max<std::uint64_t>(1, result.logged_commits)))
       .set("timed_passes", static_cast<std::int64_t>(result.passes))
       .set("load_s", result.load_seconds)
       .set("consistency", "ok");

@@ -549,6 +549,7 @@ TEST_F(TpccProgram, EverySettingReachesTheRun) {
     EXPECT_LT(number(r, "new_orders_per_s"), number(r, "commits_per_s"));
     EXPECT_GT(number(r, "latency_p99_us"), 0);
     EXPECT_GE(number(r, "abort_rate"), 0);
+    EXPECT_GT(number(r, "logged_commits"), 0) << "log=none: a durable database whose log counts commits";
     if (r.at("execution") == "plain") {
       EXPECT_DOUBLE_EQ(number(r, "speedup_vs_plain"), 1.0);
     }
@@ -562,6 +563,7 @@ TEST_F(TpccProgram, EverySettingReachesTheRun) {
   EXPECT_EQ(again[0].at("rollbacks"), rows[0].at("rollbacks"));
   EXPECT_EQ(number(again[0], "aborts_write_conflict"), 0) << "one transaction at a time never conflicts";
   EXPECT_EQ(again[0].at("log"), "memory");
+  EXPECT_EQ(number(again[0], "logged_commits"), 0) << "in memory nothing is logged";
   EXPECT_EQ(again[0].at("warehouses"), "2");
   const std::vector<row> other_seed = run_rows("tpcc", {"--quick", "--seed", "8", "--set", "execution=plain",
                                                         "--set", "transactions=1000"});
