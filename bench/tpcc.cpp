@@ -368,11 +368,12 @@ task<status> order_status(store& shop, const transaction_input& in, transaction_
 
 // Delivers the oldest undelivered order of district d, if it has one (clause 2.7.4.2).
 template <execution_mode M>
-task<status> deliver_district(transaction& tx, const table_set& t, const transaction_input& in, std::uint32_t d,
-                              transaction_output& out) {
+task<status> deliver_district(store& shop, transaction& tx, const transaction_input& in, std::uint32_t d,
+                              std::uint32_t& o, transaction_output& out) {
+  const table_set& t = shop.tables();
   const key_bytes district = district_key(in.w, d);
-  std::uint32_t o = 0;
-  status s = co_await tx.scan<M>(t.new_order, new_order_key(in.w, d, 0).view(), 1, [&](std::string_view key, std::string_view) {
+  const key_bytes start = new_order_key(in.w, d, shop.delivered_below(in.w, d));
+  status s = co_await tx.scan<M>(t.new_order, start.view(), 1, [&](std::string_view key, std::string_view) {
     if (has_prefix(key, district)) o = key_field(key, 3, 4);
   });
   if (s != status::ok || o == 0) co_return s;
@@ -403,12 +404,18 @@ task<status> deliver_district(transaction& tx, const table_set& t, const transac
 
 template <execution_mode M>
 task<status> delivery(store& shop, const transaction_input& in, transaction_output& out) {
-  const table_set& t = shop.tables();
   transaction tx = shop.db().begin();
+  std::array<std::uint32_t, districts_per_warehouse> delivered{};  // 0: nothing to deliver
   for (std::uint32_t d = 1; d <= districts_per_warehouse; ++d) {
-    if (const status s = co_await deliver_district<M>(tx, t, in, d, out); s != status::ok) co_return s;
+    if (const status s = co_await deliver_district<M>(shop, tx, in, d, delivered[d - 1], out); s != status::ok) {
+      co_return s;
+    }
   }
-  co_return co_await txn::commit<M>(tx);
+  const status s = co_await txn::commit<M>(tx);
+  for (std::uint32_t d = 1; d <= districts_per_warehouse && s == status::ok; ++d) {
+    if (delivered[d - 1] != 0) shop.mark_delivered(in.w, d, delivered[d - 1]);
+  }
+  co_return s;
 }
 
 template <execution_mode M>

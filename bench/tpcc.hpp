@@ -244,13 +244,26 @@ class store {
   void set_constants(const nurand_constants& constants) noexcept { constants_ = constants; }
   // A fresh HISTORY sequence number (the loaded rows have 0).
   std::uint32_t take_history_sequence() noexcept { return history_sequence_.fetch_add(1, std::memory_order_relaxed); }
+  // Where Delivery's scan of district (w, d) starts: every NEW-ORDER row below it was removed
+  // by a committed Delivery. The engine keeps removed keys in its index (readers skip their
+  // tombstones), so a scan from the district's start would step over every delivered order.
+  [[nodiscard]] std::uint32_t delivered_below(std::uint32_t w, std::uint32_t d) const noexcept {
+    return delivered_below_[district_slot(w, d)].load(std::memory_order_acquire);
+  }
+  // After a Delivery of order o of (w, d) committed: raises the start to o + 1.
+  void mark_delivered(std::uint32_t w, std::uint32_t d, std::uint32_t o) noexcept;
 
  private:
+  [[nodiscard]] static std::size_t district_slot(std::uint32_t w, std::uint32_t d) noexcept {
+    return std::size_t{w - 1} * districts_per_warehouse + (d - 1);
+  }
+
   std::unique_ptr<txn::database> db_;
   table_set tables_;
   std::uint32_t warehouses_;
   nurand_constants constants_;
   std::atomic<std::uint32_t> history_sequence_{1};
+  std::unique_ptr<std::atomic<std::uint32_t>[]> delivered_below_;
 };
 
 // Installs the initial population (clause 4.3.3.1) as committed rows, on `threads` threads

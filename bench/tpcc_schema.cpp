@@ -124,6 +124,7 @@ store::store(const txn::database_options& options, std::uint32_t warehouses) : w
     throw std::invalid_argument("tpcc: " + std::to_string(warehouses) + " warehouses: must be in 1.." +
                                 std::to_string(max_warehouses));
   }
+  delivered_below_ = std::make_unique<std::atomic<std::uint32_t>[]>(std::size_t{warehouses} * districts_per_warehouse);
   std::string message;
   if (const txn::status s = txn::database::open(options, db_, message); s != txn::status::ok) {
     throw std::runtime_error("tpcc: cannot open a database (" + std::string(txn::describe(s)) + "): " + message);
@@ -137,6 +138,13 @@ store::store(const txn::database_options& options, std::uint32_t warehouses) : w
           "create_index customer_by_name");
   require(db_->create_index(tables_.order, "order_by_customer", order_customer_of, tables_.order_by_customer),
           "create_index order_by_customer");
+}
+
+void store::mark_delivered(std::uint32_t w, std::uint32_t d, std::uint32_t o) noexcept {
+  std::atomic<std::uint32_t>& start = delivered_below_[district_slot(w, d)];
+  std::uint32_t seen = start.load(std::memory_order_relaxed);
+  while (seen < o + 1 && !start.compare_exchange_weak(seen, o + 1, std::memory_order_acq_rel)) {
+  }
 }
 
 }  // namespace braid::bench::tpcc
