@@ -318,6 +318,17 @@ TEST_F(TpccStore, DeliveryDeliversEachDistrictsOldestNewOrder) {
     EXPECT_EQ(customer.balance, e.balance + e.amount);
     EXPECT_EQ(customer.delivery_cnt, e.deliveries + 1);
   }
+  // The next Delivery takes each district's next order.
+  in.carrier = 3;
+  ASSERT_EQ(run_plain(shop, in, out), status::ok);
+  for (std::uint32_t d = 1; d <= districts_per_warehouse; ++d) {
+    order_row order{};
+    ASSERT_TRUE(read(shop, shop.tables().order, order_key(1, d, expected[d - 1].o_id + 1), order));
+    EXPECT_EQ(order.carrier_id, 3u) << "district " << d;
+    const std::vector<new_order_row> left = rows_with_prefix<new_order_row>(shop, shop.tables().new_order, district_key(1, d).view());
+    ASSERT_FALSE(left.empty());
+    EXPECT_EQ(left.front().o_id, expected[d - 1].o_id + 2);
+  }
   EXPECT_TRUE(check_consistency(shop).ok());
 }
 
