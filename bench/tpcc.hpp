@@ -33,7 +33,15 @@
 // Stock-Level 20 order reads, 20 short scans and up to 300 stock reads. Loading is O(rows)
 // (~650,000 rows per warehouse plus 100,000 items), spread over threads by warehouse.
 //
-// Known limits: isolation is the database's default (snapshot isolation, first-updater-wins);
+// Delivery finds a district's oldest NEW-ORDER row by a scan that starts after the district's
+// last committed delivery (store::delivered_below, as Silo's TPC-C keeps it): the
+// engine keeps removed keys in its index, and a scan from the district's start would step over
+// every order delivered so far.
+//
+// Known limits: the writing transactions run at the database's default isolation (snapshot,
+// first-updater-wins, unless the store's options say otherwise; Order-Status and Stock-Level
+// run read-only at snapshot), so the hot WAREHOUSE and DISTRICT rows make concurrent Payments
+// and New-Orders of one warehouse abort and retry;
 // no terminals, keying or think times (transactions run back to back, as in CoroBase);
 // HISTORY's sequence makes multi-threaded or batched runs' final states depend on timing.
 #pragma once
