@@ -237,7 +237,9 @@ TEST_F(TxnYcsb, InterleavedExecutionsRunEachBatchAskedFor) {
     EXPECT_EQ(each.at("commits"), "300");
     EXPECT_EQ(each.at("logged_commits"), std::to_string(updating_transactions(
                                              quick_shape(2500, 300, 10, txn_ycsb::transaction_mix::ycsb_a), 300)));
-    if (each.at("batch") == "1") EXPECT_EQ(number(each, "abort_rate"), 0) << "one transaction at a time";
+    if (each.at("batch") == "1") {
+      EXPECT_EQ(number(each, "abort_rate"), 0) << "one transaction at a time";
+    }
   }
   EXPECT_EQ(seen, (std::set<std::string>{"plain@1/3", "interleaved@1/1", "interleaved@5/1", "interleaved-refill@1/1",
                                          "interleaved-refill@5/1", "interleaved-nested@1/1",

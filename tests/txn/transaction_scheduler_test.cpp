@@ -113,7 +113,9 @@ std::unique_ptr<database> opened_accounts(table_handle& t, const std::vector<pro
   transaction tx = db->begin();
   for (std::size_t a = 0; a < accounts; ++a) EXPECT_EQ(tx.insert(t, account(a), std::to_string(opening_balance)), status::ok);
   for (std::size_t i = 0; i < work.size(); ++i) {
-    if (work[i].what == program::kind::remove) EXPECT_EQ(tx.insert(t, "loaded-" + std::to_string(100000 + i), "x"), status::ok);
+    if (work[i].what == program::kind::remove) {
+      EXPECT_EQ(tx.insert(t, "loaded-" + std::to_string(100000 + i), "x"), status::ok);
+    }
   }
   EXPECT_EQ(tx.commit(), status::ok);
   return db;
@@ -169,7 +171,9 @@ TEST(TransactionScheduler, InterleavedBatchesCommitWhatThePlainEngineCommits) {
           EXPECT_EQ(mixed.committed, work.size()) << where;
           EXPECT_EQ(mixed.state, plain.state) << where;
           EXPECT_EQ(mixed.counts.audits_wrong, 0u) << where << ": an audit saw money appear or vanish";
-          if (size == 1) EXPECT_EQ(mixed.counts.attempts, work.size()) << where;
+          if (size == 1) {
+            EXPECT_EQ(mixed.counts.attempts, work.size()) << where;
+          }
           retried_somewhere += mixed.counts.attempts - work.size();
         }
       }
