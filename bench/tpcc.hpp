@@ -70,7 +70,10 @@
 // run read-only at snapshot), so the hot WAREHOUSE and DISTRICT rows make concurrent Payments
 // and New-Orders of one warehouse abort and retry;
 // no terminals, keying or think times (transactions run back to back, as in CoroBase);
-// HISTORY's sequence makes multi-threaded or batched runs' final states depend on timing.
+// HISTORY's sequence makes multi-threaded or batched runs' final states depend on timing;
+// hybrid leaves Q2* as interleaved (CoroBase's Hybrid also batched Q2*'s STOCK reads) and its
+// multi_gets run to their end, so the batch's other transactions wait meanwhile; the nations'
+// names are "NATION-<code>", not CH-benCHmark's country names.
 #pragma once
 
 #include <array>
