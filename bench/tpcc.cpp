@@ -24,17 +24,26 @@ const char* to_string(kind what) noexcept {
     case kind::order_status: return "order-status";
     case kind::delivery: return "delivery";
     case kind::stock_level: return "stock-level";
+    case kind::query2: return "query2";
   }
   return "?";
 }
 
-const char* to_string(mix which) noexcept { return which == mix::tpcc ? "tpcc" : "tpcc-r"; }
+const char* to_string(mix which) noexcept {
+  switch (which) {
+    case mix::tpcc: return "tpcc";
+    case mix::tpcc_r: return "tpcc-r";
+    case mix::tpcc_ch: return "tpcc-ch";
+  }
+  return "?";
+}
 
 const char* to_string(execution how) noexcept {
   switch (how) {
     case execution::plain: return "plain";
     case execution::interleaved: return "interleaved";
     case execution::interleaved_refill: return "interleaved-refill";
+    case execution::hybrid: return "hybrid";
   }
   return "?";
 }
@@ -112,6 +121,7 @@ transaction_input draw_input_of(kind what, const workload& stream, std::uint64_t
     case kind::order_status: draw_customer(random, stream, in); break;
     case kind::delivery: in.carrier = uniform(random, 1, 10); break;
     case kind::stock_level: in.threshold = uniform(random, 10, 20); break;
+    case kind::query2: in.region = uniform(random, 0, region_count - 1); break;
   }
   return in;
 }
@@ -122,6 +132,13 @@ transaction_input draw_input(const workload& stream, std::uint64_t index) {
   kind what = kind::stock_level;
   if (stream.mix == mix::tpcc_r) {
     what = roll <= 50 ? kind::stock_level : kind::order_status;
+  } else if (stream.mix == mix::tpcc_ch) {
+    what = roll <= 10   ? kind::query2
+           : roll <= 50 ? kind::new_order
+           : roll <= 88 ? kind::payment
+           : roll <= 92 ? kind::order_status
+           : roll <= 96 ? kind::delivery
+                        : kind::stock_level;
   } else {
     what = roll <= 45 ? kind::new_order
            : roll <= 88 ? kind::payment
@@ -204,28 +221,17 @@ task<status> order_lines(transaction& tx, const table_set& t, std::uint32_t w, s
   co_return s;
 }
 
-// Clause 2.4.2: the new order's rows, the district's next order id, each item's stock.
+// Line `number` of the order: its stock row (read as `stock`) updated, its ORDER-LINE row.
 template <execution_mode M>
-task<status> stock_and_line(transaction& tx, const table_set& t, const transaction_input& in, std::uint32_t o,
-                            std::uint32_t number, std::int64_t& total) {
+task<status> write_line(transaction& tx, const table_set& t, const transaction_input& in, std::uint32_t o,
+                        std::uint32_t number, const item_row& product, stock_row& stock, std::int64_t& total) {
   const order_item& item = in.items[number - 1];
-  std::string value;
-  item_row product{};
-  status s = co_await tx.get<M>(t.item, item_key(item.i_id).view(), value);
-  if (s == status::not_found && item.i_id == unused_item) {
-    tx.abort();
-    co_return status::abort_user;  // the spec's 1 % rollback
-  }
-  if ((s = decoded(s, value, product)) != status::ok) co_return s;
-  stock_row stock{};
-  s = co_await tx.get<M>(t.stock, stock_key(item.supply_w_id, item.i_id).view(), value);
-  if ((s = decoded(s, value, stock)) != status::ok) co_return s;
   const auto quantity = static_cast<std::int32_t>(item.quantity);
   stock.quantity = stock.quantity >= quantity + 10 ? stock.quantity - quantity : stock.quantity - quantity + 91;
   stock.ytd += item.quantity;
   ++stock.order_cnt;
   if (item.supply_w_id != in.w) ++stock.remote_cnt;
-  s = co_await tx.update<M>(t.stock, stock_key(item.supply_w_id, item.i_id).view(), bytes_of(stock));
+  const status s = co_await tx.update<M>(t.stock, stock_key(item.supply_w_id, item.i_id).view(), bytes_of(stock));
   if (s != status::ok) co_return s;
   order_line_row line = blank_row<order_line_row>();
   line.o_id = o;
@@ -241,8 +247,85 @@ task<status> stock_and_line(transaction& tx, const table_set& t, const transacti
   co_return co_await tx.insert<M>(t.order_line, order_line_key(in.w, in.d, o, number).view(), bytes_of(line));
 }
 
+// Clause 2.4.2, one line: its item, its stock, the stock's update and the order line.
 template <execution_mode M>
-task<status> new_order(store& shop, const transaction_input& in, transaction_output& out) {
+task<status> stock_and_line(transaction& tx, const table_set& t, const transaction_input& in, std::uint32_t o,
+                            std::uint32_t number, std::int64_t& total) {
+  const order_item& item = in.items[number - 1];
+  std::string value;
+  item_row product{};
+  status s = co_await tx.get<M>(t.item, item_key(item.i_id).view(), value);
+  if (s == status::not_found && item.i_id == unused_item) {
+    tx.abort();
+    co_return status::abort_user;  // the spec's 1 % rollback
+  }
+  if ((s = decoded(s, value, product)) != status::ok) co_return s;
+  stock_row stock{};
+  s = co_await tx.get<M>(t.stock, stock_key(item.supply_w_id, item.i_id).view(), value);
+  if ((s = decoded(s, value, stock)) != status::ok) co_return s;
+  co_return co_await write_line<M>(tx, t, in, o, number, product, stock, total);
+}
+
+// The buffers of one New-Order's batched reads (hybrid): a key, a value and a status per line.
+struct line_reads_buffer {
+  std::array<key_bytes, max_order_lines> keys;
+  std::array<std::string_view, max_order_lines> views;
+  std::array<std::string, max_order_lines> values;
+  std::array<status, max_order_lines> statuses{};
+
+  // Reads the keys of lines 0..count-1 from `table` with one AMAC multi_get.
+  template <class KeyOf>
+  status read(transaction& tx, txn::table_handle table, std::size_t count, KeyOf key_of) {
+    for (std::size_t n = 0; n < count; ++n) {
+      keys[n] = key_of(n);
+      views[n] = keys[n].view();
+    }
+    return tx.multi_get(table, std::span(views.data(), count), std::span(values.data(), count),
+                        std::span(statuses.data(), count), txn::multi_get_technique::amac, count);
+  }
+};
+
+// Clause 2.4.2 for every line (hybrid): the items by one multi_get, the stocks by another, then
+// each line's writes in line order. A line whose stock row an earlier line updated takes that
+// update, which is what its own read would have returned.
+template <execution_mode M>
+task<status> stock_and_lines_batched(transaction& tx, const table_set& t, const transaction_input& in, std::uint32_t o,
+                                     std::int64_t& total) {
+  const std::size_t count = in.ol_cnt;
+  line_reads_buffer items, stocks;
+  status s = items.read(tx, t.item, count, [&](std::size_t n) { return item_key(in.items[n].i_id); });
+  if (s != status::ok) co_return s;
+  std::array<item_row, max_order_lines> products{};
+  for (std::size_t n = 0; n < count; ++n) {
+    if (items.statuses[n] == status::not_found && in.items[n].i_id == unused_item) {
+      tx.abort();
+      co_return status::abort_user;  // the spec's 1 % rollback
+    }
+    if ((s = decoded(items.statuses[n], items.values[n], products[n])) != status::ok) co_return s;
+  }
+  s = stocks.read(tx, t.stock, count,
+                  [&](std::size_t n) { return stock_key(in.items[n].supply_w_id, in.items[n].i_id); });
+  if (s != status::ok) co_return s;
+  std::array<stock_row, max_order_lines> updated{};
+  for (std::size_t n = 0; n < count; ++n) {
+    const order_item& item = in.items[n];
+    std::size_t earlier = n;
+    while (earlier > 0 && (in.items[earlier - 1].i_id != item.i_id || in.items[earlier - 1].supply_w_id != item.supply_w_id)) {
+      --earlier;
+    }
+    if (earlier > 0) {
+      updated[n] = updated[earlier - 1];
+    } else if ((s = decoded(stocks.statuses[n], stocks.values[n], updated[n])) != status::ok) {
+      co_return s;
+    }
+    s = co_await write_line<M>(tx, t, in, o, static_cast<std::uint32_t>(n + 1), products[n], updated[n], total);
+    if (s != status::ok) co_return s;
+  }
+  co_return status::ok;
+}
+
+template <execution_mode M>
+task<status> new_order(store& shop, const transaction_input& in, transaction_output& out, row_reads reads) {
   const table_set& t = shop.tables();
   transaction tx = shop.db().begin();
   std::string value;
@@ -274,7 +357,8 @@ task<status> new_order(store& shop, const transaction_input& in, transaction_out
   fresh.w_id = in.w;
   if (s == status::ok) s = co_await tx.insert<M>(t.new_order, new_order_key(in.w, in.d, o).view(), bytes_of(fresh));
   std::int64_t total = 0;
-  for (std::uint32_t number = 1; number <= in.ol_cnt && s == status::ok; ++number) {
+  if (s == status::ok && reads == row_reads::multi_get) s = co_await stock_and_lines_batched<M>(tx, t, in, o, total);
+  for (std::uint32_t number = 1; reads == row_reads::one_by_one && number <= in.ol_cnt && s == status::ok; ++number) {
     s = co_await stock_and_line<M>(tx, t, in, o, number, total);
   }
   if (s != status::ok) co_return s;
@@ -418,8 +502,28 @@ task<status> delivery(store& shop, const transaction_input& in, transaction_outp
   co_return s;
 }
 
+// The stock rows of `items` in warehouse w below `threshold` (hybrid: one AMAC multi_get).
+status count_low_stock_batched(transaction& tx, const table_set& t, std::uint32_t w, const std::vector<std::uint32_t>& items,
+                               std::uint32_t threshold, std::uint32_t& low) {
+  std::vector<key_bytes> keys;
+  std::vector<std::string_view> views;
+  keys.reserve(items.size());
+  for (std::uint32_t item : items) views.push_back(keys.emplace_back(stock_key(w, item)).view());
+  std::vector<std::string> values(items.size());
+  std::vector<status> statuses(items.size());
+  if (const status s = tx.multi_get(t.stock, views, values, statuses, txn::multi_get_technique::amac, 8); s != status::ok) {
+    return s;
+  }
+  for (std::size_t n = 0; n < items.size(); ++n) {
+    stock_row stock{};
+    if (const status s = decoded(statuses[n], values[n], stock); s != status::ok) return s;
+    if (stock.quantity < static_cast<std::int32_t>(threshold)) ++low;
+  }
+  return status::ok;
+}
+
 template <execution_mode M>
-task<status> stock_level(store& shop, const transaction_input& in, transaction_output& out) {
+task<status> stock_level(store& shop, const transaction_input& in, transaction_output& out, row_reads reads) {
   const table_set& t = shop.tables();
   transaction tx = shop.db().begin(txn::isolation::snapshot, txn::access::read_only);
   std::string value;
@@ -437,6 +541,10 @@ task<status> stock_level(store& shop, const transaction_input& in, transaction_o
   if (s != status::ok) co_return s;
   std::sort(items.begin(), items.end());
   items.erase(std::unique(items.begin(), items.end()), items.end());
+  if (reads == row_reads::multi_get) {
+    if ((s = count_low_stock_batched(tx, t, in.w, items, in.threshold, out.low_stock)) != status::ok) co_return s;
+    co_return co_await txn::commit<M>(tx);
+  }
   for (std::uint32_t item : items) {
     stock_row stock{};
     s = decoded(co_await tx.get<M>(t.stock, stock_key(in.w, item).view(), value), value, stock);
@@ -446,22 +554,82 @@ task<status> stock_level(store& shop, const transaction_input& in, transaction_o
   co_return co_await txn::commit<M>(tx);
 }
 
+// Q2* for one supplier: the least s_quantity of its stock rows, restocked (+50) if below 15
+// unless its item's I_DATA holds a 'b'. The ITEM read is plain (CoroBase does not suspend it).
+template <execution_mode M>
+task<status> restock_supplier(store& shop, transaction& tx, std::uint32_t supplier, transaction_output& out) {
+  const table_set& t = shop.tables();
+  std::string value;
+  stock_row lowest{};
+  bool any = false;
+  for (const stock_ref& row : shop.supplier_stock(supplier)) {
+    stock_row stock{};
+    const status s = decoded(co_await tx.get<M>(t.stock, stock_key(row.w, row.i).view(), value), value, stock);
+    if (s != status::ok) co_return s;
+    if (!any || stock.quantity < lowest.quantity) lowest = stock;
+    any = true;
+  }
+  if (!any) co_return status::ok;
+  item_row item{};
+  if (const status s = decoded(tx.get(t.item, item_key(lowest.i_id).view(), value), value, item); s != status::ok) {
+    co_return s;
+  }
+  if (text_of(item.data).find('b') != std::string_view::npos || lowest.quantity >= restock_below) co_return status::ok;
+  lowest.quantity += restock_amount;
+  ++out.restocked;
+  co_return co_await tx.update<M>(t.stock, stock_key(lowest.w_id, lowest.i_id).view(), bytes_of(lowest));
+}
+
+// Q2* (tpcc.hpp): the region's nations, each nation's suppliers, each supplier's restock.
+template <execution_mode M>
+task<status> query2(store& shop, const transaction_input& in, transaction_output& out) {
+  const table_set& t = shop.tables();
+  transaction tx = shop.db().begin();
+  std::uint32_t regions = 0, nations = 0;
+  std::vector<std::uint32_t> region_nations;  // the codes of the region's nations
+  status s = co_await tx.scan<M>(t.region, "", region_count, [&](std::string_view, std::string_view value) {
+    region_row row;
+    if (decode(value, row)) ++regions;
+  });
+  if (s == status::ok) {
+    s = co_await tx.scan<M>(t.nation, "", nation_count, [&](std::string_view, std::string_view value) {
+      nation_row row;
+      if (!decode(value, row)) return;
+      ++nations;
+      if (row.n_regionkey == in.region) region_nations.push_back(row.n_nationkey);
+    });
+  }
+  if (s != status::ok) co_return s;
+  if (regions != region_count || nations != nation_count) co_return status::corrupt;
+  std::string value;
+  for (const std::uint32_t nation : region_nations) {
+    for (std::uint32_t su = 0; su < shop.suppliers(); ++su) {
+      supplier_row supplier{};
+      if ((s = decoded(tx.get(t.supplier, supplier_key(su).view(), value), value, supplier)) != status::ok) co_return s;
+      if (supplier.su_nationkey != nation) continue;
+      if ((s = co_await restock_supplier<M>(shop, tx, su, out)) != status::ok) co_return s;
+    }
+  }
+  co_return co_await txn::commit<M>(tx);
+}
+
 }  // namespace
 
 template <execution_mode M>
-task<status> attempt(store& shop, const transaction_input& input, transaction_output& out) {
+task<status> attempt(store& shop, const transaction_input& input, transaction_output& out, row_reads reads) {
   switch (input.what) {
-    case kind::new_order: co_return co_await new_order<M>(shop, input, out);
+    case kind::new_order: co_return co_await new_order<M>(shop, input, out, reads);
     case kind::payment: co_return co_await payment<M>(shop, input, out);
     case kind::order_status: co_return co_await order_status<M>(shop, input, out);
     case kind::delivery: co_return co_await delivery<M>(shop, input, out);
-    case kind::stock_level: co_return co_await stock_level<M>(shop, input, out);
+    case kind::stock_level: co_return co_await stock_level<M>(shop, input, out, reads);
+    case kind::query2: co_return co_await query2<M>(shop, input, out);
   }
   co_return status::invalid_argument;
 }
 
-template task<status> attempt<sequential>(store&, const transaction_input&, transaction_output&);
-template task<status> attempt<interleaved>(store&, const transaction_input&, transaction_output&);
+template task<status> attempt<sequential>(store&, const transaction_input&, transaction_output&, row_reads);
+template task<status> attempt<interleaved>(store&, const transaction_input&, transaction_output&, row_reads);
 
 // ---- running --------------------------------------------------------------------------------------
 
@@ -479,7 +647,8 @@ namespace {
 std::uint64_t output_share(std::uint64_t index, const transaction_input& in, const transaction_output& out) {
   std::uint64_t h = index * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(in.what);
   for (const std::uint64_t field : {std::uint64_t{out.o_id}, std::uint64_t{out.c_id}, static_cast<std::uint64_t>(out.total),
-                                    std::uint64_t{out.lines}, std::uint64_t{out.delivered}, std::uint64_t{out.low_stock}}) {
+                                    std::uint64_t{out.lines}, std::uint64_t{out.delivered}, std::uint64_t{out.low_stock},
+                                    std::uint64_t{out.restocked}}) {
     h = (h ^ field) * 0xBF58476D1CE4E5B9ull;
     h ^= h >> 31;
   }
@@ -494,12 +663,13 @@ std::size_t abort_index(status s) {
 // Transaction `index` until it commits (ok) or rolls back on purpose (abort_user); an attempt
 // the engine aborted is counted and retried after a yield.
 template <execution_mode M>
-task<status> run_to_end(store& shop, transaction_input input, std::uint64_t index, worker_tally& tally) {
+task<status> run_to_end(store& shop, transaction_input input, std::uint64_t index, worker_tally& tally,
+                        row_reads reads = row_reads::one_by_one) {
   const std::int64_t started = now_ns();
   unsigned retries = 0;
   for (;;) {
     transaction_output out;
-    const status s = co_await attempt<M>(shop, input, out);
+    const status s = co_await attempt<M>(shop, input, out, reads);
     if (s == status::ok) {
       tally.latencies_ns.push_back(now_ns() - started);
       ++tally.commits;
@@ -548,13 +718,16 @@ worker_tally run_range(store& shop, const workload& stream, execution how, std::
     return tally;
   }
   const txn::batch_options options{.size = batch,
-                                   .policy = how == execution::interleaved ? txn::batch_policy::strict
-                                                                           : txn::batch_policy::refill};
+                                   .policy = how == execution::interleaved_refill ? txn::batch_policy::refill
+                                                                                  : txn::batch_policy::strict};
+  const row_reads reads = how == execution::hybrid ? row_reads::multi_get : row_reads::one_by_one;
   std::uint64_t failed_index = 0;
   status failure = status::ok;
   const status s = txn::run_transactions(
       options, end - begin,
-      [&](std::size_t i) { return run_to_end<interleaved>(shop, draw_input(stream, begin + i), begin + i, tally); },
+      [&](std::size_t i) {
+        return run_to_end<interleaved>(shop, draw_input(stream, begin + i), begin + i, tally, reads);
+      },
       [&](std::size_t i, status done) {
         if (failure == status::ok && done != status::ok && done != status::abort_user) {
           failure = done;

@@ -1,8 +1,9 @@
 // TPC-C on braid's transaction engine (braid/txn): the nine tables, the loader of the spec's
 // initial population (clause 4.3.3), the five transactions written once as coroutines
-// (clauses 2.4-2.8), the run loop that executes them plainly or as interleaved transactions
-// (CoroBase's coroutine-to-transaction, transaction_scheduler.hpp), and the consistency
-// conditions 1-4 (clause 3.3.2).
+// (clauses 2.4-2.8), the run loop that executes them plainly, as interleaved transactions
+// (CoroBase's coroutine-to-transaction, transaction_scheduler.hpp) or as CoroBase's hybrid,
+// and the consistency conditions 1-4 (clause 3.3.2). TPC-CH (CH-benCHmark as CoroBase runs
+// it) adds REGION, NATION and SUPPLIER and the transaction Q2*.
 //
 //   tpcc::store shop({}, 2);                                   // in memory, 2 warehouses
 //   tpcc::load(shop, 42, 2);                                   // the spec's population, 2 loaders
@@ -19,6 +20,30 @@
 // the names zero-padded to 16 bytes, and ORDER by (w, d, c, ~o) — the order id complemented
 // so that the first entry of a customer's range is its newest order.
 //
+// TPC-CH's tables (always loaded: 67 + `suppliers` rows): REGION (r, 1 byte) holds 0..4 =
+// AFRICA, AMERICA, ASIA, EUROPE, MIDDLE EAST; NATION (the nation's code, 1 byte) holds the 62
+// nations of CH-benCHmark keyed by the characters '0'-'9', 'A'-'Z', 'a'-'z', nation number k
+// (its position in that sequence) in region k mod 5 (12 or 13 nations per region) and named
+// "NATION-<code>"; SUPPLIER (su_suppkey, 4 bytes) holds 0..suppliers-1, supplier s of nation
+// number s mod 62, with CH-benCHmark's field lengths. Supplier s supplies the STOCK rows (w, i)
+// with (w * i) mod 10000 == s; the store precomputes that list once (the population fixes it).
+//
+// Q2* (kind::query2, CoroBase's modified TPC-H Query 2): a region drawn uniformly; scans the 5
+// REGION and the 62 NATION rows; for each nation of the region reads every SUPPLIER row and
+// keeps that nation's; for each kept supplier reads its STOCK rows (awaited coroutine reads),
+// takes the one of least s_quantity (the first in (w, i) order on ties), reads its ITEM, skips
+// it if i_data contains 'b', else adds 50 to s_quantity if it is below 15. The SUPPLIER and
+// ITEM reads are plain (not suspending) reads, as in CoroBase ("not profitable" to
+// coroutinize). Q2* changes only s_quantity, so conditions 1-4 are untouched by it.
+//
+// Hybrid (execution::hybrid, CoroBase's "Hybrid"): interleaved transactions in strict batches,
+// except that New-Order reads its lines' ITEM rows, then their STOCK rows, with one
+// transaction::multi_get each (AMAC, a group of the order's line count) and Stock-Level reads
+// its STOCK rows with one multi_get (AMAC, group 8); a multi_get runs to its end without
+// giving the batch's other transactions a turn. New-Order's lines then update their stock in
+// line order, a line whose stock row an earlier line of the order updated taking that
+// update (as the one-read-per-line form sees it), so the committed results are the same.
+//
 // Transactions: each draws its inputs from a per-transaction seed (draw_input: the same index
 // gives the same inputs), so a run is reproducible. One attempt is a braid::task<status> per
 // execution mode; the run loop retries an attempt the engine aborted (after 2^k yields for the
@@ -30,7 +55,9 @@
 // flight ends in the same state however it is executed.
 //
 // Complexity: a New-Order is ~40 point operations, a Delivery ~10 scans and ~150 writes, a
-// Stock-Level 20 order reads, 20 short scans and up to 300 stock reads. Loading is O(rows)
+// Stock-Level 20 order reads, 20 short scans and up to 300 stock reads, a Q2* two short scans,
+// ~12 * suppliers SUPPLIER reads and, per kept supplier, its ~W * 10 STOCK reads (W * 100000
+// rows spread over 10000 supplier keys) and one ITEM read. Loading is O(rows)
 // (~650,000 rows per warehouse plus 100,000 items), spread over threads by warehouse.
 //
 // Delivery finds a district's oldest NEW-ORDER row by a scan that starts after the district's
@@ -43,7 +70,10 @@
 // run read-only at snapshot), so the hot WAREHOUSE and DISTRICT rows make concurrent Payments
 // and New-Orders of one warehouse abort and retry;
 // no terminals, keying or think times (transactions run back to back, as in CoroBase);
-// HISTORY's sequence makes multi-threaded or batched runs' final states depend on timing.
+// HISTORY's sequence makes multi-threaded or batched runs' final states depend on timing;
+// hybrid leaves Q2* as interleaved (CoroBase's Hybrid also batched Q2*'s STOCK reads) and its
+// multi_gets run to their end, so the batch's other transactions wait meanwhile; the nations'
+// names are "NATION-<code>", not CH-benCHmark's country names.
 #pragma once
 
 #include <array>
@@ -51,6 +81,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -75,6 +106,14 @@ inline constexpr std::uint32_t max_warehouses = 500;  // ORDER-LINE's OIDs fit t
 inline constexpr std::uint32_t max_order_lines = 15;
 inline constexpr std::int64_t initial_warehouse_ytd = 30000000;  // cents: 300,000.00
 inline constexpr std::int64_t initial_district_ytd = 3000000;    // cents: 30,000.00
+// TPC-CH (CH-benCHmark)
+inline constexpr std::uint32_t region_count = 5;
+inline constexpr std::uint32_t nation_count = 62;
+inline constexpr std::uint32_t default_suppliers = 100;
+inline constexpr std::uint32_t max_suppliers = 10000;  // (w * i) mod 10000 names no supplier beyond
+inline constexpr std::uint32_t supplier_modulus = 10000;
+inline constexpr std::int32_t restock_below = 15;  // Q2* restocks a minimum quantity below this
+inline constexpr std::int32_t restock_amount = 50;
 
 // ---- keys -------------------------------------------------------------------------------------------
 
@@ -106,6 +145,9 @@ key_bytes stock_key(std::uint32_t w, std::uint32_t i);
 key_bytes customer_name_key(std::uint32_t w, std::uint32_t d, std::string_view last, std::string_view first,
                             std::uint32_t c);
 key_bytes order_customer_key(std::uint32_t w, std::uint32_t d, std::uint32_t c, std::uint32_t o);
+key_bytes region_key(std::uint32_t r);
+key_bytes nation_key(std::uint32_t code);  // the nation's character code
+key_bytes supplier_key(std::uint32_t s);
 // Big-endian field at `offset` of a key (width 1, 2 or 4).
 std::uint32_t key_field(std::string_view key, std::size_t offset, std::size_t width) noexcept;
 
@@ -176,6 +218,30 @@ struct stock_row {
   char data[50];
 };
 
+struct region_row {
+  std::uint32_t r_regionkey;
+  char name[55], comment[152];
+};
+struct nation_row {
+  std::uint32_t n_nationkey;  // the character code '0'-'9', 'A'-'Z', 'a'-'z'
+  std::uint32_t n_regionkey;
+  char name[25], comment[152];
+};
+struct supplier_row {
+  std::uint32_t su_suppkey, su_nationkey;  // the nation's character code
+  std::int64_t acctbal;                    // cents, -99999..999999
+  char name[25], address[40], phone[15], comment[100];
+};
+
+// The region names and the nations' codes and regions (nation number 0..61, see above).
+inline constexpr std::array<const char*, region_count> region_names = {"AFRICA", "AMERICA", "ASIA", "EUROPE",
+                                                                       "MIDDLE EAST"};
+[[nodiscard]] constexpr std::uint32_t nation_code(std::uint32_t number) noexcept {
+  return number < 10 ? '0' + number : number < 36 ? 'A' + (number - 10) : 'a' + (number - 36);
+}
+[[nodiscard]] constexpr std::uint32_t nation_region(std::uint32_t number) noexcept { return number % region_count; }
+[[nodiscard]] constexpr std::uint32_t supplier_nation_number(std::uint32_t s) noexcept { return s % nation_count; }
+
 // A row of zero bytes, padding included (so equal rows have equal bytes).
 template <class Row>
 [[nodiscard]] Row blank_row() noexcept {
@@ -236,18 +302,30 @@ nurand_constants draw_constants(std::uint64_t seed);
 
 struct table_set {
   txn::table_handle warehouse, district, customer, history, new_order, order, order_line, item, stock;
+  txn::table_handle region, nation, supplier;  // TPC-CH
   txn::index_handle customer_by_name, order_by_customer;
 };
 
-// An engine database with the nine tables and two indexes. Throws std::invalid_argument for
-// warehouses outside 1..max_warehouses, std::runtime_error if the engine refuses to open.
+// A STOCK row a supplier supplies.
+struct stock_ref {
+  std::uint32_t w, i;
+};
+
+// An engine database with the twelve tables and two indexes. Throws std::invalid_argument for
+// warehouses outside 1..max_warehouses or suppliers outside 1..max_suppliers,
+// std::runtime_error if the engine refuses to open.
 class store {
  public:
-  store(const txn::database_options& options, std::uint32_t warehouses);
+  store(const txn::database_options& options, std::uint32_t warehouses, std::uint32_t suppliers = default_suppliers);
 
   [[nodiscard]] txn::database& db() const noexcept { return *db_; }
   [[nodiscard]] const table_set& tables() const noexcept { return tables_; }
   [[nodiscard]] std::uint32_t warehouses() const noexcept { return warehouses_; }
+  [[nodiscard]] std::uint32_t suppliers() const noexcept { return suppliers_; }
+  // The STOCK rows (w, i) with (w * i) mod 10000 == s, in (w, i) order; s < suppliers().
+  [[nodiscard]] std::span<const stock_ref> supplier_stock(std::uint32_t s) const noexcept {
+    return {supplied_.data() + supplied_start_[s], supplied_start_[s + 1] - supplied_start_[s]};
+  }
   [[nodiscard]] const nurand_constants& constants() const noexcept { return constants_; }
   void set_constants(const nurand_constants& constants) noexcept { constants_ = constants; }
   // A fresh HISTORY sequence number (the loaded rows have 0).
@@ -262,6 +340,7 @@ class store {
   void mark_delivered(std::uint32_t w, std::uint32_t d, std::uint32_t o) noexcept;
 
  private:
+  void index_supplied_stock();
   [[nodiscard]] static std::size_t district_slot(std::uint32_t w, std::uint32_t d) noexcept {
     return std::size_t{w - 1} * districts_per_warehouse + (d - 1);
   }
@@ -269,6 +348,9 @@ class store {
   std::unique_ptr<txn::database> db_;
   table_set tables_;
   std::uint32_t warehouses_;
+  std::uint32_t suppliers_;
+  std::vector<stock_ref> supplied_;          // by supplier, then (w, i)
+  std::vector<std::size_t> supplied_start_;  // supplier s's rows: [start[s], start[s + 1])
   nurand_constants constants_;
   std::atomic<std::uint32_t> history_sequence_{1};
   std::unique_ptr<std::atomic<std::uint32_t>[]> delivered_below_;
@@ -281,13 +363,14 @@ void load(store& shop, std::uint64_t seed, unsigned threads);
 
 // ---- inputs -------------------------------------------------------------------------------------
 
-enum class kind : std::uint8_t { new_order, payment, order_status, delivery, stock_level };
-inline constexpr std::size_t kind_count = 5;
+enum class kind : std::uint8_t { new_order, payment, order_status, delivery, stock_level, query2 };
+inline constexpr std::size_t kind_count = 6;
 const char* to_string(kind what) noexcept;
 
 // tpcc: New-Order 45 %, Payment 43 %, Order-Status, Delivery, Stock-Level 4 % each (clause
-// 5.2.3's minimum mix as CoroBase runs it); tpcc_r: Stock-Level 50 %, Order-Status 50 %.
-enum class mix { tpcc, tpcc_r };
+// 5.2.3's minimum mix as CoroBase runs it); tpcc_r: Stock-Level 50 %, Order-Status 50 %;
+// tpcc_ch: Q2* 10 %, New-Order 40 %, Payment 38 %, Order-Status, Delivery, Stock-Level 4 % each.
+enum class mix { tpcc, tpcc_r, tpcc_ch };
 const char* to_string(mix which) noexcept;
 
 struct order_item {
@@ -307,6 +390,7 @@ struct transaction_input {
   // Payment (cents), Delivery (carrier 1..10), Stock-Level (threshold 10..20)
   std::int64_t amount = 0;
   std::uint32_t carrier = 0, threshold = 0;
+  std::uint32_t region = 0;  // Q2*: 0..4
   std::uint64_t date = 0;  // entry, payment or delivery date
 };
 
@@ -333,17 +417,23 @@ struct transaction_output {
   std::uint32_t lines = 0;       // New-Order, Order-Status: order lines
   std::uint32_t delivered = 0;   // Delivery: districts that had an undelivered order
   std::uint32_t low_stock = 0;   // Stock-Level: distinct items below the threshold
+  std::uint32_t restocked = 0;   // Q2*: stock rows it added to
 };
+
+// How New-Order and Stock-Level read their ITEM and STOCK rows: one awaited get per row, or
+// (hybrid) one multi_get per table.
+enum class row_reads : std::uint8_t { one_by_one, multi_get };
 
 // One attempt of the transaction `input` describes: ok (committed), abort_user (New-Order's
 // rollback), another abort (the engine rolled it back: retry), or an error status (a bug:
 // a row the population guarantees is missing). Defined for M = sequential and interleaved.
 template <execution_mode M>
-task<txn::status> attempt(store& shop, const transaction_input& input, transaction_output& out);
+task<txn::status> attempt(store& shop, const transaction_input& input, transaction_output& out,
+                          row_reads reads = row_reads::one_by_one);
 
 // ---- running -------------------------------------------------------------------------------------
 
-enum class execution { plain, interleaved, interleaved_refill };
+enum class execution { plain, interleaved, interleaved_refill, hybrid };
 const char* to_string(execution how) noexcept;
 
 inline constexpr std::array<txn::status, 3> engine_abort_reasons = {
@@ -362,7 +452,7 @@ struct worker_tally {
 
 // Transactions [begin, end) of `stream` on the calling thread: plain (the sequential
 // instantiation, one transaction at a time) or interleaved in batches of `batch` (1..16,
-// strict or refill). Throws std::invalid_argument for a bad batch, std::logic_error if a
+// strict or refill, or hybrid: strict, with New-Order's and Stock-Level's multi_gets). Throws std::invalid_argument for a bad batch, std::logic_error if a
 // transaction ends in an error status.
 worker_tally run_range(store& shop, const workload& stream, execution how, std::size_t batch, std::uint64_t begin,
                        std::uint64_t end);
@@ -377,8 +467,11 @@ struct consistency_report {
 };
 consistency_report check_consistency(store& shop);
 
-// Rows per table at a snapshot, in table_set's order (warehouse ... stock).
-std::array<std::uint64_t, 9> row_counts(store& shop);
+// Rows per table at a snapshot, in table_set's order (warehouse ... stock, region, nation,
+// supplier).
+std::array<std::uint64_t, 12> row_counts(store& shop);
+// Rows of one table at a snapshot.
+std::uint64_t row_count(store& shop, txn::table_handle table);
 // A hash of every table's keys and values at a snapshot: equal digests, equal states.
 std::uint64_t state_digest(store& shop);
 

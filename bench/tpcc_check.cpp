@@ -113,8 +113,9 @@ std::uint64_t hash_bytes(std::uint64_t h, std::string_view bytes) {
   return h;
 }
 
-std::array<txn::table_handle, 9> all_tables(const table_set& t) {
-  return {t.warehouse, t.district, t.customer, t.history, t.new_order, t.order, t.order_line, t.item, t.stock};
+std::array<txn::table_handle, 12> all_tables(const table_set& t) {
+  return {t.warehouse, t.district, t.customer, t.history, t.new_order, t.order,
+          t.order_line, t.item,    t.stock,    t.region,  t.nation,    t.supplier};
 }
 
 }  // namespace
@@ -137,10 +138,18 @@ consistency_report check_consistency(store& shop) {
   return report;
 }
 
-std::array<std::uint64_t, 9> row_counts(store& shop) {
+std::uint64_t row_count(store& shop, txn::table_handle table) {
   txn::transaction tx = shop.db().begin(txn::isolation::snapshot, txn::access::read_only);
-  std::array<std::uint64_t, 9> counts{};
-  const std::array<txn::table_handle, 9> tables = all_tables(shop.tables());
+  std::uint64_t count = 0;
+  scan_all(tx, table, [&](std::string_view, std::string_view) { ++count; });
+  tx.commit();
+  return count;
+}
+
+std::array<std::uint64_t, 12> row_counts(store& shop) {
+  txn::transaction tx = shop.db().begin(txn::isolation::snapshot, txn::access::read_only);
+  std::array<std::uint64_t, 12> counts{};
+  const std::array<txn::table_handle, 12> tables = all_tables(shop.tables());
   for (std::size_t i = 0; i < tables.size(); ++i) {
     scan_all(tx, tables[i], [&](std::string_view, std::string_view) { ++counts[i]; });
   }

@@ -6,6 +6,7 @@
 // disjoint across jobs), so the jobs need no coordination.
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 #include <numeric>
 #include <stdexcept>
@@ -52,6 +53,43 @@ void load_items(store& shop, random_source& random) {
     row.price = uniform(random, 100, 10000);
     random_data(random, row.data);
     install(shop, shop.tables().item, i, item_key(i), row);
+  }
+}
+
+// TPC-CH's REGION, NATION and SUPPLIER (tpcc.hpp says how nations and suppliers are placed);
+// texts at CH-benCHmark's lengths, comments random a-strings.
+void load_ch_tables(store& shop, random_source& random) {
+  for (std::uint32_t r = 0; r < region_count; ++r) {
+    region_row region = blank_row<region_row>();
+    region.r_regionkey = r;
+    set_text(region.name, region_names[r]);
+    random_text(random, region.comment, sizeof region.comment, 31, 115);
+    install(shop, shop.tables().region, r + 1, region_key(r), region);
+  }
+  for (std::uint32_t n = 0; n < nation_count; ++n) {
+    nation_row nation = blank_row<nation_row>();
+    nation.n_nationkey = nation_code(n);
+    nation.n_regionkey = nation_region(n);
+    set_text(nation.name, "NATION-" + std::string(1, static_cast<char>(nation_code(n))));
+    random_text(random, nation.comment, sizeof nation.comment, 31, 114);
+    install(shop, shop.tables().nation, n + 1, nation_key(nation_code(n)), nation);
+  }
+  for (std::uint32_t su = 0; su < shop.suppliers(); ++su) {
+    supplier_row supplier = blank_row<supplier_row>();
+    supplier.su_suppkey = su;
+    supplier.su_nationkey = nation_code(supplier_nation_number(su));
+    char name[26];
+    std::snprintf(name, sizeof name, "Supplier#%09u", su);
+    set_text(supplier.name, name);
+    random_text(random, supplier.address, sizeof supplier.address, 10, 40);
+    // TPC-H's phone form: country code (10 + nation number) - 3 - 3 - 4 digits.
+    char phone[24];
+    std::snprintf(phone, sizeof phone, "%02u-%03u-%03u-%04u", 10 + supplier_nation_number(su), uniform(random, 100, 999),
+                  uniform(random, 100, 999), uniform(random, 1000, 9999));
+    set_text(supplier.phone, phone);
+    supplier.acctbal = static_cast<std::int64_t>(uniform(random, 0, 1099998)) - 99999;
+    random_text(random, supplier.comment, sizeof supplier.comment, 25, 100);
+    install(shop, shop.tables().supplier, su + 1, supplier_key(su), supplier);
   }
 }
 
@@ -163,12 +201,13 @@ void load_district(store& shop, std::uint32_t w, std::uint32_t d, random_source&
   for (std::uint32_t o = 1; o <= orders_per_district; ++o) load_order(shop, w, d, o, customers[o - 1], random);
 }
 
-// Job 0: the items; jobs 1..W: warehouse w; then one job per district.
+// Job 0: the items and TPC-CH's tables; jobs 1..W: warehouse w; then one job per district.
 void run_job(store& shop, std::uint64_t seed, std::uint64_t job) {
   random_source random(seed * 0x9E3779B97F4A7C15ull + job + 1);
   const std::uint64_t warehouses = shop.warehouses();
   if (job == 0) {
     load_items(shop, random);
+    load_ch_tables(shop, random);
   } else if (job <= warehouses) {
     load_warehouse(shop, static_cast<std::uint32_t>(job), random);
   } else {

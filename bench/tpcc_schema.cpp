@@ -45,6 +45,10 @@ key_bytes order_customer_key(std::uint32_t w, std::uint32_t d, std::uint32_t c, 
   return key_bytes().u16(w).u8(d).u32(c).u32(~o);
 }
 
+key_bytes region_key(std::uint32_t r) { return key_bytes().u8(r); }
+key_bytes nation_key(std::uint32_t code) { return key_bytes().u8(code); }
+key_bytes supplier_key(std::uint32_t s) { return key_bytes().u32(s); }
+
 std::uint32_t key_field(std::string_view key, std::size_t offset, std::size_t width) noexcept {
   std::uint32_t value = 0;
   for (std::size_t i = 0; i < width && offset + i < key.size(); ++i) {
@@ -119,11 +123,17 @@ std::string order_customer_of(std::string_view value) {
 
 }  // namespace
 
-store::store(const txn::database_options& options, std::uint32_t warehouses) : warehouses_(warehouses) {
+store::store(const txn::database_options& options, std::uint32_t warehouses, std::uint32_t suppliers)
+    : warehouses_(warehouses), suppliers_(suppliers) {
   if (warehouses == 0 || warehouses > max_warehouses) {
     throw std::invalid_argument("tpcc: " + std::to_string(warehouses) + " warehouses: must be in 1.." +
                                 std::to_string(max_warehouses));
   }
+  if (suppliers == 0 || suppliers > max_suppliers) {
+    throw std::invalid_argument("tpcc: " + std::to_string(suppliers) + " suppliers: must be in 1.." +
+                                std::to_string(max_suppliers));
+  }
+  index_supplied_stock();
   delivered_below_ = std::make_unique<std::atomic<std::uint32_t>[]>(std::size_t{warehouses} * districts_per_warehouse);
   std::string message;
   if (const txn::status s = txn::database::open(options, db_, message); s != txn::status::ok) {
@@ -132,12 +142,32 @@ store::store(const txn::database_options& options, std::uint32_t warehouses) : w
   const std::pair<const char*, txn::table_handle*> tables[] = {
       {"warehouse", &tables_.warehouse}, {"district", &tables_.district},     {"customer", &tables_.customer},
       {"history", &tables_.history},     {"new_order", &tables_.new_order},   {"order", &tables_.order},
-      {"order_line", &tables_.order_line}, {"item", &tables_.item},           {"stock", &tables_.stock}};
+      {"order_line", &tables_.order_line}, {"item", &tables_.item},           {"stock", &tables_.stock},
+      {"region", &tables_.region},         {"nation", &tables_.nation},       {"supplier", &tables_.supplier}};
   for (const auto& [name, handle] : tables) require(db_->create_table(name, *handle), std::string("create_table ") + name);
   require(db_->create_index(tables_.customer, "customer_by_name", customer_name_of, tables_.customer_by_name),
           "create_index customer_by_name");
   require(db_->create_index(tables_.order, "order_by_customer", order_customer_of, tables_.order_by_customer),
           "create_index order_by_customer");
+}
+
+// Counting sort of the STOCK rows by supplier (w * i) mod 10000, keeping those below suppliers_.
+void store::index_supplied_stock() {
+  const auto supplier_of = [](std::uint32_t w, std::uint32_t i) { return (w * i) % supplier_modulus; };
+  supplied_start_.assign(std::size_t{suppliers_} + 1, 0);
+  for (std::uint32_t w = 1; w <= warehouses_; ++w) {
+    for (std::uint32_t i = 1; i <= item_count; ++i) {
+      if (const std::uint32_t s = supplier_of(w, i); s < suppliers_) ++supplied_start_[s + 1];
+    }
+  }
+  for (std::size_t s = 0; s < suppliers_; ++s) supplied_start_[s + 1] += supplied_start_[s];
+  supplied_.resize(supplied_start_[suppliers_]);
+  std::vector<std::size_t> next(supplied_start_.begin(), supplied_start_.end() - 1);
+  for (std::uint32_t w = 1; w <= warehouses_; ++w) {
+    for (std::uint32_t i = 1; i <= item_count; ++i) {
+      if (const std::uint32_t s = supplier_of(w, i); s < suppliers_) supplied_[next[s]++] = stock_ref{w, i};
+    }
+  }
 }
 
 void store::mark_delivered(std::uint32_t w, std::uint32_t d, std::uint32_t o) noexcept {

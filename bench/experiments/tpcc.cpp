@@ -1,8 +1,9 @@
-// tpcc: TPC-C on braid's transaction engine (CoroBase §5.8, Table 2 and Figure 14), the
-// transactions of bench/tpcc.hpp written once as coroutines and run by the plain engine
-// (M = sequential, each transaction driven to its end before the next) and as interleaved
-// transactions (M = interleaved, run_transactions with strict or refilled batches of --set
-// batch per worker).
+// tpcc: TPC-C, TPC-CR and TPC-CH on braid's transaction engine (CoroBase §5.8, Table 2 and
+// Figures 14 and 15), the transactions of bench/tpcc.hpp written once as coroutines and run by
+// the plain engine (M = sequential, each transaction driven to its end before the next), as
+// interleaved transactions (M = interleaved, run_transactions with strict or refilled batches
+// of --set batch per worker) and as CoroBase's hybrid (strict batches; New-Order and
+// Stock-Level read their ITEM and STOCK rows with multi_get).
 //
 // Pass order: every (threads, execution, batch) configuration gets a freshly loaded database
 // (the spec's population for --set warehouses, loaded on every CPU available and timed apart)
@@ -17,10 +18,11 @@
 // abort_rate (engine aborts over attempts), latency p50/p99 (first attempt to commit),
 // speedup_vs_plain (commits/s over the plain execution's at the same thread count),
 // logged_commits per pass and log_bytes_per_commit (the log's counters: 0 in memory; read-only
-// transactions log nothing) and consistency ("ok").
+// transactions log nothing), query2_per_s (TPC-CH's Q2* commits), suppliers (the SUPPLIER
+// rows loaded, counted in the store) and consistency ("ok").
 //
 // Options: --threads, --repetitions (default 3, --quick 1), --seed, --quick; settings (--set):
-// warehouses, mix, execution, batch, transactions, log (declared below).
+// warehouses, mix, execution, batch, transactions, log, suppliers (declared below).
 #include <unistd.h>
 
 #include <algorithm>
@@ -55,6 +57,7 @@ struct tpcc_settings {
   std::vector<std::size_t> batches{8};
   std::size_t transactions = 0;  // per pass
   log_choice log = log_choice::memory;
+  std::uint32_t suppliers = tpcc::default_suppliers;
 };
 
 std::uint64_t setting_number(const std::string& name, const std::string& text, std::uint64_t low, std::uint64_t high) {
@@ -69,10 +72,12 @@ std::vector<execution> executions_of(const std::string& text) {
   std::vector<execution> out;
   for (const std::string& item : split_list(text)) {
     std::optional<execution> how;
-    for (execution each : {execution::plain, execution::interleaved, execution::interleaved_refill}) {
+    for (execution each : {execution::plain, execution::interleaved, execution::interleaved_refill, execution::hybrid}) {
       if (item == tpcc::to_string(each)) how = each;
     }
-    if (!how) throw usage_error("--set execution=" + text + ": '" + item + "' is not plain, interleaved or interleaved-refill");
+    if (!how) {
+      throw usage_error("--set execution=" + text + ": '" + item + "' is not plain, interleaved, interleaved-refill or hybrid");
+    }
     if (std::find(out.begin(), out.end(), *how) != out.end()) {
       throw usage_error("--set execution=" + text + ": '" + item + "' given twice");
     }
@@ -99,13 +104,16 @@ tpcc_settings settings_of(const run_context& context) {
   if (const std::optional<std::string> mix = context.setting("mix")) {
     if (*mix == "tpcc") settings.mix = tpcc::mix::tpcc;
     else if (*mix == "tpcc-r") settings.mix = tpcc::mix::tpcc_r;
-    else throw usage_error("--set mix=" + *mix + ": not tpcc or tpcc-r");
+    else if (*mix == "tpcc-ch") settings.mix = tpcc::mix::tpcc_ch;
+    else throw usage_error("--set mix=" + *mix + ": not tpcc, tpcc-r or tpcc-ch");
   }
   if (const std::optional<std::string> executions = context.setting("execution")) settings.executions = executions_of(*executions);
   const bool interleaves = std::any_of(settings.executions.begin(), settings.executions.end(),
                                        [](execution how) { return how != execution::plain; });
   if (const std::optional<std::string> batches = context.setting("batch")) {
-    if (!interleaves) throw usage_error("--set batch: only the interleaved executions run batches; add one to --set execution");
+    if (!interleaves) {
+      throw usage_error("--set batch: only the interleaved and hybrid executions run batches; add one to --set execution");
+    }
     settings.batches = batches_of(*batches);
   }
   settings.transactions = setting_number("transactions", context.setting("transactions").value_or(context.quick() ? "1000" : "20000"),
@@ -114,6 +122,9 @@ tpcc_settings settings_of(const run_context& context) {
     if (*log == "memory") settings.log = log_choice::memory;
     else if (*log == "none") settings.log = log_choice::none;
     else throw usage_error("--set log=" + *log + ": not memory or none");
+  }
+  if (const std::optional<std::string> suppliers = context.setting("suppliers")) {
+    settings.suppliers = static_cast<std::uint32_t>(setting_number("suppliers", *suppliers, 1, tpcc::max_suppliers));
   }
   return settings;
 }
@@ -131,7 +142,7 @@ class loaded_store {
       options.directory = directory_;
       options.log_mode = txn::commit_mode::none;
     }
-    shop_ = std::make_unique<tpcc::store>(options, settings.warehouses);
+    shop_ = std::make_unique<tpcc::store>(options, settings.warehouses, settings.suppliers);
     const std::int64_t start = now_ns();
     tpcc::load(*shop_, seed, std::max<unsigned>(1, static_cast<unsigned>(available_cpus().size())));
     load_seconds_ = static_cast<double>(now_ns() - start) * 1e-9;
@@ -167,6 +178,7 @@ struct outcome {
   unsigned passes = 0;
   std::uint64_t logged_commits = 0;  // the log's commit records over the passes (0 in memory)
   std::uint64_t logged_bytes = 0;
+  std::uint64_t supplier_rows = 0;  // SUPPLIER rows in the store
 };
 
 // One pass: transactions [first, first + count) split over the runner's workers.
@@ -192,6 +204,7 @@ outcome measure_configuration(run_context& context, const tpcc_settings& setting
   thread_runner runner(one.threads);
   outcome result;
   result.load_seconds = loaded.load_seconds();
+  result.supplier_rows = tpcc::row_count(shop, shop.tables().supplier);
   std::vector<double> samples;
   const txn::log_stats before = shop.db().log_statistics();
   for (unsigned pass = 0; pass < repetitions; ++pass) {
@@ -231,6 +244,7 @@ result_row row_of(const tpcc_settings& settings, const configuration& one, const
   std::uint64_t aborts = 0;
   for (std::uint64_t count : total.aborts) aborts += count;
   const double new_orders = static_cast<double>(total.commits_by_kind[static_cast<std::size_t>(tpcc::kind::new_order)]);
+  const double queries = static_cast<double>(total.commits_by_kind[static_cast<std::size_t>(tpcc::kind::query2)]);
   result_row row;
   row.set("structure", "braid-txn")
       .set("technique", tpcc::to_string(one.how))
@@ -245,6 +259,8 @@ result_row row_of(const tpcc_settings& settings, const configuration& one, const
       .set("commits_per_s", static_cast<double>(total.commits) / passes / seconds)
       .set("new_orders_per_s", new_orders / passes / seconds)
       .set("tpmc", 60 * new_orders / passes / seconds)
+      .set("query2_per_s", queries / passes / seconds)
+      .set("suppliers", static_cast<std::int64_t>(result.supplier_rows))
       .set("rollbacks", static_cast<double>(total.rollbacks) / passes);
   for (std::size_t r = 0; r < tpcc::engine_abort_reasons.size(); ++r) {
     row.set(abort_fields[r], static_cast<double>(total.aborts[r]) / passes);
@@ -307,20 +323,23 @@ void run_tpcc(run_context& context) {
 
 const registration tpcc_registration{experiment{
     .name = "tpcc",
-    .reproduces = "CoroBase §5.8 (TPC-C, TPC-CR; Table 2, Figure 14)",
-    .summary = "TPC-C on braid's transaction engine, the plain engine vs interleaved transactions: commits/s, "
-               "new orders/s, aborts, latency, consistency conditions 1-4 checked",
+    .reproduces = "CoroBase §5.8 (TPC-C, TPC-CR, TPC-CH; Table 2, Figures 14 and 15)",
+    .summary = "TPC-C, TPC-CR and TPC-CH on braid's transaction engine, the plain engine vs interleaved transactions "
+               "vs hybrid: commits/s, new orders/s, aborts, latency, consistency conditions 1-4 checked",
     .accepted = accepts_threads,
     .settings = {{.name = "warehouses", .values = "1..500", .meaning = "warehouses loaded (default 2, --quick 1)"},
                  {.name = "mix",
-                  .values = "tpcc|tpcc-r",
+                  .values = "tpcc|tpcc-r|tpcc-ch",
                   .meaning = "tpcc: 45/43/4/4/4 New-Order/Payment/Order-Status/Delivery/Stock-Level (default); "
-                             "tpcc-r: 50 % Stock-Level, 50 % Order-Status"},
+                             "tpcc-r: 50 % Stock-Level, 50 % Order-Status; tpcc-ch: 10 % Q2*, 40/38/4/4/4"},
                  {.name = "execution",
-                  .values = "plain|interleaved|interleaved-refill[,...]",
-                  .meaning = "the plain engine, or transactions as coroutines in strict or refilled batches "
-                             "(default plain,interleaved)"},
+                  .values = "plain|interleaved|interleaved-refill|hybrid[,...]",
+                  .meaning = "the plain engine, or transactions as coroutines in strict or refilled batches, or "
+                             "hybrid (strict; New-Order and Stock-Level read by multi_get) (default plain,interleaved)"},
                  {.name = "batch", .values = "1..16[,...]", .meaning = "interleaved executions: transactions in flight per worker (default 8)"},
+                 {.name = "suppliers",
+                  .values = "1..10000",
+                  .meaning = "TPC-CH's SUPPLIER rows, loaded for every mix (default 100; CoroBase's tpcch<x>: 100 x)"},
                  {.name = "transactions", .values = "N", .meaning = "transactions per pass (default 20000, --quick 1000)"},
                  {.name = "log",
                   .values = "memory|none",

@@ -1,10 +1,12 @@
-// TPC-C on the transaction engine (bench/tpcc.hpp) and `braid-bench run tpcc`: the spec's
-// population counts, consistency conditions 1-4 after the load and after runs of every
-// execution (plain, interleaved strict and refill, batches 1, 4, 16) on one and two threads,
-// a batch-1 interleaved run that ends in the plain run's exact state, each transaction on
-// hand-made inputs checked against what it must write, the checker catching broken
-// databases, the input distributions, and the experiment's settings end to end with bad
-// values refused. The real population (one warehouse loads in about a second).
+// TPC-C and TPC-CH on the transaction engine (bench/tpcc.hpp) and `braid-bench run tpcc`: the
+// spec's population counts (REGION, NATION and SUPPLIER too), consistency conditions 1-4 after
+// the load and after runs of every execution (plain, interleaved strict and refill, hybrid,
+// batches 1, 4, 16) on one and two threads, TPC-CH runs included, batch-1 interleaved and
+// hybrid runs of the TPC-CH mix that end in the plain run's exact state, each transaction
+// (Q2* on a hand-made store, hybrid New-Order with a repeated item) on hand-made inputs
+// checked against what it must write, the checker catching broken databases, the input
+// distributions of every mix, and the experiment's settings end to end with bad values
+// refused. The real population (one warehouse loads in about a second).
 // braid-test: concurrent
 #include <gtest/gtest.h>
 
@@ -19,6 +21,7 @@
 
 #include "bench_program.hpp"
 #include "braid/core/task.hpp"
+#include "braid/txn/transaction_scheduler.hpp"
 #include "tpcc.hpp"
 
 // The ThreadSanitizer build runs this file for its two-thread runs; the single-threaded tests,
@@ -47,6 +50,16 @@ std::unique_ptr<store> loaded(std::uint32_t warehouses, std::uint64_t seed = 42)
   auto shop = std::make_unique<store>(txn::database_options{}, warehouses);
   load(*shop, seed, 2);
   return shop;
+}
+
+// One attempt of `input` as a batch of one interleaved transaction (hybrid: `reads`).
+status run_interleaved(store& shop, const transaction_input& input, transaction_output& out, row_reads reads) {
+  status result = status::invalid_argument;
+  EXPECT_EQ(txn::run_transactions({.size = 1, .policy = txn::batch_policy::strict}, 1,
+                                  [&](std::size_t) { return attempt<interleaved>(shop, input, out, reads); },
+                                  [&](std::size_t, status s) { result = s; }),
+            status::ok);
+  return result;
 }
 
 // One attempt of `input`, run plainly.
@@ -105,7 +118,7 @@ class TpccStore : public ::testing::Test {
 store* TpccStore::shop_ = nullptr;
 
 TEST_F(TpccStore, PopulationCountsFollowTheSpec) {
-  const std::array<std::uint64_t, 9> counts = row_counts(*shop_);
+  const std::array<std::uint64_t, 12> counts = row_counts(*shop_);
   EXPECT_EQ(counts[0], 1u);
   EXPECT_EQ(counts[1], 10u);
   EXPECT_EQ(counts[2], 30000u);
@@ -117,6 +130,36 @@ TEST_F(TpccStore, PopulationCountsFollowTheSpec) {
   EXPECT_NEAR(static_cast<double>(counts[6]) / 30000, 10.0, 0.2);
   EXPECT_EQ(counts[7], 100000u);
   EXPECT_EQ(counts[8], 100000u);
+  EXPECT_EQ(counts[9], region_count);
+  EXPECT_EQ(counts[10], nation_count);
+  EXPECT_EQ(counts[11], default_suppliers);
+  EXPECT_EQ(row_count(*shop_, shop_->tables().supplier), default_suppliers);
+  // Every nation in its region (k mod 5) under its code; every supplier of nation s mod 62.
+  const std::vector<nation_row> nations = rows_with_prefix<nation_row>(*shop_, shop_->tables().nation, "");
+  ASSERT_EQ(nations.size(), nation_count);
+  for (std::uint32_t k = 0; k < nation_count; ++k) {
+    EXPECT_EQ(nations[k].n_nationkey, nation_code(k)) << k;  // '0' < 'A' < 'a': key order is number order
+    EXPECT_EQ(nations[k].n_regionkey, k % 5) << k;
+  }
+  EXPECT_EQ(nation_code(0), std::uint32_t{'0'});
+  EXPECT_EQ(nation_code(10), std::uint32_t{'A'});
+  EXPECT_EQ(nation_code(61), std::uint32_t{'z'});
+  const std::vector<region_row> regions = rows_with_prefix<region_row>(*shop_, shop_->tables().region, "");
+  ASSERT_EQ(regions.size(), region_count);
+  EXPECT_EQ(text_of(regions[4].name), "MIDDLE EAST");
+  const std::vector<supplier_row> suppliers = rows_with_prefix<supplier_row>(*shop_, shop_->tables().supplier, "");
+  ASSERT_EQ(suppliers.size(), default_suppliers);
+  for (std::uint32_t s = 0; s < default_suppliers; ++s) {
+    EXPECT_EQ(suppliers[s].su_suppkey, s);
+    EXPECT_EQ(suppliers[s].su_nationkey, nation_code(s % 62));
+    EXPECT_EQ(text_of(suppliers[s].phone).size(), 15u);
+    EXPECT_TRUE(suppliers[s].acctbal >= -99999 && suppliers[s].acctbal <= 999999);
+  }
+  // Supplier s supplies the stock rows with (w * i) mod 10000 == s: i = s, s + 10000, ... (w = 1).
+  ASSERT_EQ(shop_->supplier_stock(7).size(), 10u);
+  for (std::size_t n = 0; n < 10; ++n) EXPECT_EQ(shop_->supplier_stock(7)[n].i, 7 + 10000 * n);
+  ASSERT_EQ(shop_->supplier_stock(0).size(), 10u);
+  EXPECT_EQ(shop_->supplier_stock(0)[0].i, 10000u);
   const consistency_report report = check_consistency(*shop_);
   EXPECT_TRUE(report.ok()) << describe(report);
 }
@@ -225,6 +268,34 @@ TEST_F(TpccStore, NewOrderRollbackLeavesNothing) {
   const transaction_input in = new_order_input(2, 55, {{100, 1, 2}, {200, 1, 3}, {unused_item, 1, 1}});
   EXPECT_EQ(run_plain(*shop_, in, out), status::abort_user);
   EXPECT_EQ(state_digest(*shop_), before);
+}
+
+// Hybrid New-Order reads every line's stock before it writes any: a repeated item's second line
+// must take the first line's update, as the one-read-per-line form does.
+TEST_F(TpccStore, HybridNewOrderChainsARepeatedItemsStock) {
+  store& shop = *shop_;
+  stock_row before{};
+  ASSERT_TRUE(read(shop, shop.tables().stock, stock_key(1, 31), before));
+  const auto take = [](std::int32_t q, std::int32_t n) { return q >= n + 10 ? q - n : q - n + 91; };
+  const std::vector<order_item> items = {{31, 1, 3}, {32, 1, 2}, {31, 1, 9}};
+  transaction_output out;
+  ASSERT_EQ(run_interleaved(shop, new_order_input(6, 9, items), out, row_reads::multi_get), status::ok);
+  stock_row after{};
+  ASSERT_TRUE(read(shop, shop.tables().stock, stock_key(1, 31), after));
+  EXPECT_EQ(after.quantity, take(take(before.quantity, 3), 9));
+  EXPECT_EQ(after.ytd, before.ytd + 12);
+  EXPECT_EQ(after.order_cnt, before.order_cnt + 2);
+  const std::vector<order_line_row> lines =
+      rows_with_prefix<order_line_row>(shop, shop.tables().order_line, order_key(1, 6, out.o_id).view());
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[2].i_id, 31u);
+  EXPECT_EQ(lines[2].quantity, 9u);
+  // The hybrid rollback leaves nothing either.
+  const std::uint64_t digest = state_digest(shop);
+  const transaction_input rollback = new_order_input(2, 55, {{100, 1, 2}, {200, 1, 3}, {unused_item, 1, 1}});
+  EXPECT_EQ(run_interleaved(shop, rollback, out, row_reads::multi_get), status::abort_user);
+  EXPECT_EQ(state_digest(shop), digest);
+  EXPECT_TRUE(check_consistency(shop).ok());
 }
 
 TEST_F(TpccStore, PaymentUpdatesTheYearToDateAndInsertsHistory) {
@@ -394,12 +465,121 @@ TEST_F(TpccStore, TheReadOnlyMixReadsTheSameInEveryExecution) {
   const worker_tally plain = run_range(*shop_, stream, execution::plain, 1, 0, 300);
   EXPECT_EQ(plain.commits, 300u);
   for (const auto& [how, batch] : {std::pair{execution::interleaved, std::size_t{8}},
-                                   std::pair{execution::interleaved_refill, std::size_t{16}}}) {
+                                   std::pair{execution::interleaved_refill, std::size_t{16}}, std::pair{execution::hybrid, std::size_t{8}}}) {
     const worker_tally mixed = run_range(*shop_, stream, how, batch, 0, 300);
     EXPECT_EQ(mixed.commits, 300u) << to_string(how);
     EXPECT_EQ(mixed.output_digest, plain.output_digest) << to_string(how);
     for (std::uint64_t aborts : mixed.aborts) EXPECT_EQ(aborts, 0u);
   }
+}
+
+// ---- Q2* on a hand-made store -------------------------------------------------------------------
+
+template <class Row>
+void put(store& shop, txn::table_handle table, const key_bytes& key, const Row& row) {
+  txn::transaction tx = shop.db().begin();
+  ASSERT_EQ(tx.upsert(table, key.view(), bytes_of(row)), status::ok);
+  ASSERT_EQ(tx.commit(), status::ok);
+}
+
+// REGION, NATION and three suppliers (of nations 0, 1, 2: regions 0, 1, 2), each supplier's ten
+// stock rows at quantity 40 and their items without a 'b'.
+std::unique_ptr<store> query2_store() {
+  auto shop = std::make_unique<store>(txn::database_options{}, 1, 3);
+  const table_set& t = shop->tables();
+  for (std::uint32_t r = 0; r < region_count; ++r) {
+    region_row region = blank_row<region_row>();
+    region.r_regionkey = r;
+    put(*shop, t.region, region_key(r), region);
+  }
+  for (std::uint32_t n = 0; n < nation_count; ++n) {
+    nation_row nation = blank_row<nation_row>();
+    nation.n_nationkey = nation_code(n);
+    nation.n_regionkey = nation_region(n);
+    put(*shop, t.nation, nation_key(nation_code(n)), nation);
+  }
+  for (std::uint32_t su = 0; su < 3; ++su) {
+    supplier_row supplier = blank_row<supplier_row>();
+    supplier.su_suppkey = su;
+    supplier.su_nationkey = nation_code(su);
+    put(*shop, t.supplier, supplier_key(su), supplier);
+    for (const stock_ref& ref : shop->supplier_stock(su)) {
+      stock_row stock = blank_row<stock_row>();
+      stock.w_id = ref.w;
+      stock.i_id = ref.i;
+      stock.quantity = 40;
+      put(*shop, t.stock, stock_key(ref.w, ref.i), stock);
+      item_row item = blank_row<item_row>();
+      item.i_id = ref.i;
+      set_text(item.data, "ORIGINAL DATA WITHOUT IT");
+      put(*shop, t.item, item_key(ref.i), item);
+    }
+  }
+  return shop;
+}
+
+void set_quantity(store& shop, std::uint32_t i, std::int32_t quantity) {
+  stock_row stock{};
+  ASSERT_TRUE(read(shop, shop.tables().stock, stock_key(1, i), stock));
+  stock.quantity = quantity;
+  put(shop, shop.tables().stock, stock_key(1, i), stock);
+}
+
+std::int32_t quantity_of(store& shop, std::uint32_t i) {
+  stock_row stock{};
+  EXPECT_TRUE(read(shop, shop.tables().stock, stock_key(1, i), stock));
+  return stock.quantity;
+}
+
+transaction_input query2_input(std::uint32_t region) {
+  transaction_input in;
+  in.what = kind::query2;
+  in.region = region;
+  return in;
+}
+
+TEST(Tpcc, Query2RestocksEachSuppliersLeastStockedItemUnlessItsDataHasAB) {
+  SKIP_UNDER_TSAN();
+  std::unique_ptr<store> shop = query2_store();
+  ASSERT_EQ(shop->supplier_stock(0).size(), 10u);  // i = 10000, 20000, ..., 100000
+  // Supplier 0 (region 0): the least quantity (12) at its 3rd row, item without a 'b': +50.
+  set_quantity(*shop, 30000, 12);
+  set_quantity(*shop, 90000, 14);
+  // Supplier 1 (region 1): the least (5) at i = 20001 whose item has a 'b': nothing, though
+  // i = 1 (8) is low too and has no 'b' (only the minimum counts).
+  set_quantity(*shop, 20001, 5);
+  set_quantity(*shop, 1, 8);
+  item_row flagged{};
+  ASSERT_TRUE(read(*shop, shop->tables().item, item_key(20001), flagged));
+  set_text(flagged.data, "ORIGINAL abc");
+  put(*shop, shop->tables().item, item_key(20001), flagged);
+  // Supplier 2 (region 2): the least is exactly 15: not below the threshold.
+  set_quantity(*shop, 50002, 15);
+  transaction_output out;
+  ASSERT_EQ(run_plain(*shop, query2_input(0), out), status::ok);
+  EXPECT_EQ(out.restocked, 1u);
+  EXPECT_EQ(quantity_of(*shop, 30000), 62);
+  EXPECT_EQ(quantity_of(*shop, 90000), 14) << "only the minimum is restocked";
+  out = {};
+  ASSERT_EQ(run_interleaved(*shop, query2_input(0), out, row_reads::one_by_one), status::ok);
+  EXPECT_EQ(out.restocked, 1u) << "the minimum is now 14, at the 9th row";
+  EXPECT_EQ(quantity_of(*shop, 90000), 64);
+  out = {};
+  ASSERT_EQ(run_plain(*shop, query2_input(0), out), status::ok);
+  EXPECT_EQ(out.restocked, 0u) << "every row now at 40 or more";
+  for (const std::uint32_t region : {1u, 2u, 3u, 4u}) {
+    out = {};
+    ASSERT_EQ(run_plain(*shop, query2_input(region), out), status::ok);
+    EXPECT_EQ(out.restocked, 0u) << region;
+  }
+  EXPECT_EQ(quantity_of(*shop, 20001), 5);
+  EXPECT_EQ(quantity_of(*shop, 1), 8);
+  EXPECT_EQ(quantity_of(*shop, 50002), 15);
+  // A population without its nations is corrupt, not silently empty.
+  txn::transaction tx = shop->db().begin();
+  ASSERT_EQ(tx.remove(shop->tables().nation, nation_key('z').view()), status::ok);
+  ASSERT_EQ(tx.commit(), status::ok);
+  EXPECT_EQ(run_plain(*shop, query2_input(0), out), status::corrupt);
 }
 
 TEST(Tpcc, CheckerFindsBrokenDatabases) {
@@ -470,7 +650,10 @@ TEST(Tpcc, InputsFollowTheSpecsDistributions) {
   }
   EXPECT_NEAR(static_cast<double>(kinds[0]) / draws, 0.45, 0.015);
   EXPECT_NEAR(static_cast<double>(kinds[1]) / draws, 0.43, 0.015);
-  for (std::size_t k = 2; k < kind_count; ++k) EXPECT_NEAR(static_cast<double>(kinds[k]) / draws, 0.04, 0.006);
+  for (kind k : {kind::order_status, kind::delivery, kind::stock_level}) {
+    EXPECT_NEAR(static_cast<double>(kinds[static_cast<std::size_t>(k)]) / draws, 0.04, 0.006);
+  }
+  EXPECT_EQ(kinds[static_cast<std::size_t>(kind::query2)], 0u) << "TPC-C has no Q2*";
   EXPECT_NEAR(static_cast<double>(rollbacks) / static_cast<double>(new_orders), 0.01, 0.005);
   EXPECT_NEAR(static_cast<double>(remote_lines) / static_cast<double>(lines), 0.01, 0.003);
   EXPECT_NEAR(static_cast<double>(remote_payments) / static_cast<double>(payments), 0.15, 0.02);
@@ -488,20 +671,48 @@ TEST(Tpcc, InputsFollowTheSpecsDistributions) {
   EXPECT_NEAR(static_cast<double>(stock_levels) / 2000, 0.5, 0.05);
 }
 
-// A single thread with one transaction in flight commits, interleaved, exactly what the plain
-// run commits: the same final state and the same outputs.
+TEST(Tpcc, TheChMixesInQuery2) {
+  const workload ch{.warehouses = 2, .mix = mix::tpcc_ch, .seed = 9, .constants = draw_constants(1)};
+  std::array<std::size_t, kind_count> kinds{};
+  std::array<std::size_t, region_count> regions{};
+  constexpr std::size_t draws = 20000;
+  for (std::uint64_t i = 0; i < draws; ++i) {
+    const transaction_input in = draw_input(ch, i);
+    ++kinds[static_cast<std::size_t>(in.what)];
+    if (in.what == kind::query2) {
+      ASSERT_LT(in.region, region_count);
+      ++regions[in.region];
+    }
+  }
+  const auto share = [&](kind k) { return static_cast<double>(kinds[static_cast<std::size_t>(k)]) / draws; };
+  EXPECT_NEAR(share(kind::query2), 0.10, 0.01);
+  EXPECT_NEAR(share(kind::new_order), 0.40, 0.015);
+  EXPECT_NEAR(share(kind::payment), 0.38, 0.015);
+  for (kind k : {kind::order_status, kind::delivery, kind::stock_level}) EXPECT_NEAR(share(k), 0.04, 0.006);
+  const std::size_t queries = kinds[static_cast<std::size_t>(kind::query2)];
+  for (std::size_t region : regions) EXPECT_NEAR(static_cast<double>(region) / static_cast<double>(queries), 0.2, 0.04);
+  EXPECT_STREQ(to_string(mix::tpcc_ch), "tpcc-ch");
+  EXPECT_STREQ(to_string(execution::hybrid), "hybrid");
+}
+
+// A single thread with one transaction in flight commits, interleaved or hybrid, exactly what
+// the plain run commits: the same final state and the same outputs (the TPC-CH mix: every
+// transaction, Q2* included).
 TEST(Tpcc, InterleavedBatchOfOneCommitsWhatThePlainRunCommits) {
   SKIP_UNDER_TSAN();
   constexpr std::uint64_t count = 600;
   std::unique_ptr<store> plain_store = loaded(1, 3);
-  const worker_tally plain = run_range(*plain_store, stream_of(*plain_store, 11), execution::plain, 1, 0, count);
+  const worker_tally plain =
+      run_range(*plain_store, stream_of(*plain_store, 11, mix::tpcc_ch), execution::plain, 1, 0, count);
   const std::uint64_t plain_digest = state_digest(*plain_store);
   plain_store.reset();
   EXPECT_EQ(plain.commits + plain.rollbacks, count);
   EXPECT_GT(plain.commits_by_kind[static_cast<std::size_t>(kind::delivery)], 0u);
-  for (execution how : {execution::interleaved, execution::interleaved_refill}) {
+  EXPECT_GT(plain.commits_by_kind[static_cast<std::size_t>(kind::stock_level)], 0u);
+  EXPECT_GT(plain.commits_by_kind[static_cast<std::size_t>(kind::query2)], 30u);
+  for (execution how : {execution::interleaved, execution::interleaved_refill, execution::hybrid}) {
     std::unique_ptr<store> shop = loaded(1, 3);
-    const worker_tally mixed = run_range(*shop, stream_of(*shop, 11), how, 1, 0, count);
+    const worker_tally mixed = run_range(*shop, stream_of(*shop, 11, mix::tpcc_ch), how, 1, 0, count);
     EXPECT_EQ(mixed.commits, plain.commits) << to_string(how);
     EXPECT_EQ(mixed.rollbacks, plain.rollbacks) << to_string(how);
     EXPECT_EQ(mixed.output_digest, plain.output_digest) << to_string(how);
@@ -513,18 +724,22 @@ TEST(Tpcc, InterleavedBatchOfOneCommitsWhatThePlainRunCommits) {
 // New-Order lines and Payments (two warehouses; under ThreadSanitizer one, two threads only).
 TEST(Tpcc, EveryExecutionKeepsTheConsistencyConditions) {
   std::unique_ptr<store> shop = loaded(under_thread_sanitizer ? 1 : 2, 4);
-  const workload stream = stream_of(*shop, 21);
+  const workload tpcc_stream = stream_of(*shop, 21);
+  const workload ch_stream = stream_of(*shop, 21, mix::tpcc_ch);
   constexpr std::uint64_t per_run = 300;
   std::uint64_t next = 0;
   std::uint64_t engine_aborts = 0;
   struct run {
     execution how;
     std::size_t batch;
+    mix which = mix::tpcc;
   };
   const std::vector<run> runs = {{execution::plain, 1},        {execution::interleaved, 1},
                                  {execution::interleaved, 4},  {execution::interleaved, 16},
                                  {execution::interleaved_refill, 1}, {execution::interleaved_refill, 4},
-                                 {execution::interleaved_refill, 16}};
+                                 {execution::interleaved_refill, 16}, {execution::hybrid, 16},
+                                 {execution::plain, 1, mix::tpcc_ch}, {execution::interleaved, 16, mix::tpcc_ch},
+                                 {execution::hybrid, 8, mix::tpcc_ch}};
   for (unsigned threads : {1u, 2u}) {
     if (under_thread_sanitizer && threads == 1) continue;
     for (const run& r : runs) {
@@ -532,13 +747,14 @@ TEST(Tpcc, EveryExecutionKeepsTheConsistencyConditions) {
       std::vector<std::thread> workers;
       for (unsigned t = 0; t < threads; ++t) {
         const std::uint64_t begin = next + per_run * t / threads, end = next + per_run * (t + 1) / threads;
+        const workload& stream = r.which == mix::tpcc_ch ? ch_stream : tpcc_stream;
         workers.emplace_back([&, t, begin, end] { tallies[t] = run_range(*shop, stream, r.how, r.batch, begin, end); });
       }
       for (std::thread& worker : workers) worker.join();
       next += per_run;
       worker_tally total;
       for (const worker_tally& tally : tallies) total.add(tally);
-      const std::string where = std::string(to_string(r.how)) + " batch " + std::to_string(r.batch) + ", " +
+      const std::string where = std::string(to_string(r.which)) + " " + to_string(r.how) + " batch " + std::to_string(r.batch) + ", " +
                                 std::to_string(threads) + " threads";
       EXPECT_EQ(total.commits + total.rollbacks, per_run) << where;
       for (std::uint64_t a : total.aborts) engine_aborts += a;
@@ -552,6 +768,8 @@ TEST(Tpcc, EveryExecutionKeepsTheConsistencyConditions) {
 TEST(Tpcc, RefusesWhatItCannotRun) {
   EXPECT_THROW(store({}, 0), std::invalid_argument);
   EXPECT_THROW(store({}, max_warehouses + 1), std::invalid_argument);
+  EXPECT_THROW(store({}, 1, 0), std::invalid_argument);
+  EXPECT_THROW(store({}, 1, max_suppliers + 1), std::invalid_argument);
   store shop({}, 1);
   EXPECT_THROW(load(shop, 1, 0), std::invalid_argument);
   EXPECT_THROW(run_range(shop, stream_of(shop, 1), execution::interleaved, 0, 0, 1), std::invalid_argument);
@@ -599,6 +817,18 @@ TEST_F(TpccProgram, EverySettingReachesTheRun) {
   EXPECT_EQ(again[0].at("log"), "memory");
   EXPECT_EQ(number(again[0], "logged_commits"), 0) << "in memory nothing is logged";
   EXPECT_EQ(again[0].at("warehouses"), "2");
+  // TPC-CH with 250 suppliers (counted in the store), hybrid beside plain.
+  const std::vector<row> ch = run_rows("tpcc", {"--quick", "--seed", "7", "--set", "mix=tpcc-ch", "--set", "suppliers=250",
+                                                "--set", "execution=plain,hybrid", "--set", "batch=4", "--set",
+                                                "transactions=300"});
+  ASSERT_EQ(ch.size(), 2u);
+  EXPECT_EQ(values_of(ch, "mix"), (std::set<std::string>{"tpcc-ch"}));
+  EXPECT_EQ(values_of(ch, "suppliers"), (std::set<std::string>{"250"}));
+  EXPECT_EQ(values_of(ch, "execution"), (std::set<std::string>{"plain", "hybrid"}));
+  EXPECT_EQ(values_of(ch, "consistency"), (std::set<std::string>{"ok"}));
+  for (const row& r : ch) EXPECT_GT(number(r, "query2_per_s"), 0) << r.at("execution");
+  EXPECT_EQ(number(rows[0], "query2_per_s"), 0) << "TPC-C runs no Q2*";
+  EXPECT_EQ(rows[0].at("suppliers"), "100");
   const std::vector<row> other_seed = run_rows("tpcc", {"--quick", "--seed", "8", "--set", "execution=plain",
                                                         "--set", "transactions=1000"});
   const std::vector<row> same_seed = run_rows("tpcc", {"--quick", "--seed", "7", "--set", "execution=plain",
@@ -632,6 +862,9 @@ TEST_F(TpccProgram, RefusesBadValues) {
                           {{"--quick", "--set", "execution=plain", "--set", "batch=4"}, "--set batch"},
                           {{"--quick", "--set", "transactions=0"}, "--set transactions"},
                           {{"--quick", "--set", "log=sync"}, "--set log"},
+                          {{"--quick", "--set", "suppliers=0"}, "--set suppliers"},
+                          {{"--quick", "--set", "suppliers=10001"}, "--set suppliers"},
+                          {{"--quick", "--set", "execution=hybrid,hybrid"}, "given twice"},
                           {{"--quick", "--set", "colour=red"}, "colour"},
                           {{"--quick", "--keys", "10"}, "--keys"}});
 }
