@@ -17,8 +17,9 @@
 // flat — it cannot await other braid coroutines; use task<T> for call chains. A task<T> can
 // await a coro (CoroBase's two-level design: a transaction written as a task, each of its
 // operations one flattened coro): the coro's suspensions return straight to the task's
-// scheduler, resuming the task resumes the coro, and its completion transfers back into the
-// awaiting task (braid/core/task.hpp). What the body throws is kept and rethrown by
+// scheduler, resuming the task resumes the coro, and once it has finished the task's resume
+// continues the awaiting task (braid/core/task.hpp; the coro itself is unchanged by being
+// awaited). What the body throws is kept and rethrown by
 // take_result() (or by the co_await in an awaiting task). The frame comes from `FrameAllocation`
 // (the frame pool by default) and is freed when the coro object is destroyed or reassigned.
 #pragma once
@@ -46,24 +47,8 @@ class [[nodiscard]] basic_coro {
       return basic_coro{std::coroutine_handle<promise_type>::from_promise(*this)};
     }
     std::suspend_never initial_suspend() noexcept { return {}; }
+    std::suspend_always final_suspend() noexcept { return {}; }
     void unhandled_exception() noexcept { result.set_exception(std::current_exception()); }
-
-    // Set while a task awaits this coro: the task to continue when the body ends, and its
-    // chain's `innermost` slot, which the awaiting task pointed at this coro.
-    std::coroutine_handle<> continuation{};
-    std::coroutine_handle<>* innermost = nullptr;
-
-    struct final_awaiter {
-      static bool await_ready() noexcept { return false; }
-      std::coroutine_handle<> await_suspend(std::coroutine_handle<promise_type> finished) noexcept {
-        promise_type& promise = finished.promise();
-        if (!promise.continuation) return std::noop_coroutine();  // back to whoever resumed it
-        *promise.innermost = promise.continuation;
-        return promise.continuation;
-      }
-      static void await_resume() noexcept {}
-    };
-    final_awaiter final_suspend() noexcept { return {}; }
   };
 
   basic_coro() noexcept = default;

@@ -23,9 +23,10 @@
 //
 // A task<> can only be awaited from another task<>. A task can also await a flat coro<>
 // (`co_await find<M>(t, key)`): a coro that already finished (it starts eagerly) gives its
-// result without a suspension; otherwise the task suspends, the chain's innermost frame
-// becomes the coro, and the coro's completion transfers back into the task. This is the
-// two-level form: one task frame per transaction, one flat frame per operation.
+// result without a suspension; otherwise the task suspends and the chain's innermost frame
+// becomes the coro, which the root's resume() resumes directly; once the coro has finished,
+// the same resume() continues the task that awaits it. This is the two-level form: one task
+// frame per transaction, one flat frame per operation. A coro pays nothing for this.
 #pragma once
 
 #include <coroutine>
@@ -44,10 +45,18 @@ class task;
 
 namespace detail {
 
+// What the root of a chain keeps for the whole chain.
+//  - `innermost`: the frame that runs when the root is resumed.
+//  - `flat_parent`: while a task awaits an unfinished flat coro (then `innermost`), that task;
+//    when the coro has finished, resuming the root continues it. Null otherwise.
+struct task_chain {
+  std::coroutine_handle<> innermost{};
+  std::coroutine_handle<> flat_parent{};
+};
+
 // The chain bookkeeping every task promise carries.
 //  - `continuation` is the awaiting parent; null for the root.
-//  - `innermost` points to the root's `innermost_of_chain`: the frame that runs when the
-//    root is resumed. For a root it points to its own member.
+//  - `chain` points to the root's `chain_of_root`. For a root it points to its own member.
 class task_promise_base : public context_frames {
  public:
   std::suspend_always initial_suspend() noexcept { return {}; }
@@ -58,7 +67,7 @@ class task_promise_base : public context_frames {
     std::coroutine_handle<> await_suspend(std::coroutine_handle<Promise> finished) noexcept {
       task_promise_base& promise = finished.promise();
       if (promise.continuation_) {
-        *promise.innermost_ = promise.continuation_;
+        promise.chain_->innermost = promise.continuation_;
         return promise.continuation_;
       }
       return std::noop_coroutine();  // the root finished: back to the scheduler
@@ -74,12 +83,14 @@ class task_promise_base : public context_frames {
   friend struct flat_awaiter;
 
   std::coroutine_handle<> continuation_{};
-  std::coroutine_handle<>* innermost_ = &innermost_of_chain_;
-  std::coroutine_handle<> innermost_of_chain_{};
+  task_chain* chain_ = &chain_of_root_;
+  task_chain chain_of_root_{};
 };
 
 // `co_await op` for a flat coro inside a task. The coro has run to its first suspension
-// already (or to its end); an unfinished one becomes the innermost frame of the chain.
+// already (or to its end); an unfinished one becomes the innermost frame of the chain, and
+// the root's resume() continues the awaiting task once the coro has finished (the coro
+// itself knows nothing of tasks: its final suspension returns to whoever resumed it).
 template <class Coro>
 struct flat_awaiter {
   Coro& op;
@@ -90,10 +101,9 @@ struct flat_awaiter {
   void await_suspend(std::coroutine_handle<ParentPromise> parent) const noexcept {
     static_assert(std::is_base_of_v<task_promise_base, ParentPromise>,
                   "a braid::coro can be awaited only from inside a braid::task");
-    auto& promise = op.handle().promise();
-    promise.continuation = parent;
-    promise.innermost = parent.promise().innermost_;
-    *promise.innermost = op.handle();
+    task_chain& chain = *parent.promise().chain_;
+    chain.innermost = op.handle();
+    chain.flat_parent = parent;
   }
 
   auto await_resume() const { return op.take_result(); }
@@ -119,7 +129,7 @@ class [[nodiscard]] task {
 
     task get_return_object() noexcept {
       auto handle = std::coroutine_handle<promise_type>::from_promise(*this);
-      innermost_of_chain_ = handle;
+      chain_of_root_.innermost = handle;
       return task{handle};
     }
     void unhandled_exception() noexcept { result.set_exception(std::current_exception()); }
@@ -141,8 +151,16 @@ class [[nodiscard]] task {
   [[nodiscard]] bool done() const noexcept { return handle_.done(); }
   [[nodiscard]] bool empty() const noexcept { return !handle_; }
 
-  // Starts the chain, or continues its innermost suspended task. Precondition: !done().
-  void resume() const { handle_.promise().innermost_of_chain_.resume(); }
+  // Starts the chain, or continues its innermost suspended task (or flat coro; once that has
+  // finished, the task awaiting it). Precondition: !done().
+  void resume() const {
+    detail::task_chain& chain = handle_.promise().chain_of_root_;
+    chain.innermost.resume();
+    while (chain.flat_parent && chain.innermost.done()) {
+      chain.innermost = std::exchange(chain.flat_parent, {});
+      chain.innermost.resume();
+    }
+  }
 
   // The root's result (moved out), or rethrows what the chain threw. Precondition: done().
   T take_result() { return handle_.promise().result.take(); }
@@ -163,8 +181,8 @@ class [[nodiscard]] task {
                     "a braid::task can only be awaited from inside another braid::task");
       promise_type& callee = child.promise();
       callee.continuation_ = parent;
-      callee.innermost_ = parent.promise().innermost_;
-      *callee.innermost_ = child;
+      callee.chain_ = parent.promise().chain_;
+      callee.chain_->innermost = child;
       return child;
     }
 
