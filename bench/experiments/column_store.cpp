@@ -360,7 +360,10 @@ std::int64_t frame_bytes_of(const table& t, reconstruction how) {
     case reconstruction::nested:
       return static_cast<std::int64_t>(ordered::pool_bytes_per_operation([&c]() -> task<value> { co_return co_await c.get_nested(0); }));
     case reconstruction::elided: return static_cast<std::int64_t>(ordered::pool_bytes_per_operation([&c] { return c.get_task(0); }));
-    case reconstruction::flat: return static_cast<std::int64_t>(ordered::pool_bytes_per_operation([&c] { return c.get_flat(0); }));
+    case reconstruction::flat: {
+      value out;
+      return static_cast<std::int64_t>(ordered::pool_bytes_per_operation([&c, &out] { return c.get_flat_into(0, out); }));
+    }
     case reconstruction::context:
     case reconstruction::wrapped: return static_cast<std::int64_t>(arena_bytes_per_read(c, how, 0));
   }

@@ -298,7 +298,9 @@ void table::reconstruct_into(std::size_t row, reconstruction how, std::size_t gr
       interleaved_scheduler{group}.run(count, [this, row](std::size_t c) { return columns_[c]->get_task(row); }, deliver);
       return;
     case reconstruction::flat:
-      interleaved_scheduler{group}.run(count, [this, row](std::size_t c) { return columns_[c]->get_flat(row); }, deliver);
+      // Each read stores straight into its output: nothing to deliver.
+      interleaved_scheduler{group}.run(
+          count, [this, row, out](std::size_t c) { return columns_[c]->get_flat_into(row, out[c]); }, [](std::size_t) {});
       return;
     case reconstruction::context:
       run_with_contexts(

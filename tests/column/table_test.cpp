@@ -242,6 +242,23 @@ TEST(Table, ContextReadsKeepTheirWholeChainInTheArena) {
   }
 }
 
+// The output of reconstruct_into is reused from row to row, as a caller does: a value of the
+// other kind, or a longer text, is overwritten by every form.
+TEST(Table, ReconstructIntoOverwritesReusedValuesOfEitherKind) {
+  table t(column_schema::parse("id:int64,name:varchar(20),p:decimal(9,2)"));
+  t.generate(60, 11, 5);
+  t.merge();
+  t.generate(30, 11, 6);  // rows 60.. in the Delta
+  for (const reconstruction how : reconstructions) {
+    std::vector<value> out = {std::string(64, '#'), 77, "stale"};
+    for (std::size_t row = 0; row < t.size(); row += 7) {
+      t.reconstruct_into(row, how, 2, out);
+      ASSERT_EQ(out, t.reconstruct(row, reconstruction::naive, 1)) << to_string(how) << " row " << row;
+      out = {"text where an integer was", 12345, std::string(30, 'z')};
+    }
+  }
+}
+
 TEST(Table, OverPrebuiltColumns) {
   const column_schema schema = column_schema::parse("a:int32,b:int64");
   std::vector<std::unique_ptr<column>> columns;

@@ -1,6 +1,6 @@
 // varchar_column against a plain std::vector<std::string> of its rows: appends in batches with
 // merges in between keep every row; every get form (get, get_into, get_task, get_nested,
-// get_flat) equals the row; find_first and count_in (every locate technique) equal plain
+// get_flat, get_flat_into) equals the row; find_first and count_in (every locate technique) equal plain
 // loops, with integers and too-long texts in the list matching nothing; append is checked and
 // all or nothing; truncate undoes an append.
 #include <gtest/gtest.h>
@@ -32,8 +32,13 @@ void expect_rows(const varchar_column& c, const std::vector<value>& rows) {
   const auto tasks = run(interleaved_scheduler{6}, all, [&](std::size_t row) { return c.get_task(row); });
   const auto nested = run(interleaved_scheduler{6}, all, [&](std::size_t row) { return c.get_nested(row); });
   const auto flat = run(interleaved_scheduler{6}, all, [&](std::size_t row) { return c.get_flat(row); });
+  // Into reused values: texts longer than any row, integers, short texts.
+  std::vector<value> into(rows.size());
+  for (std::size_t row = 0; row < rows.size(); ++row) into[row] = row % 3 == 0 ? value(std::string(40, '.')) : row % 3 == 1 ? value(-5) : value("x");
+  interleaved_scheduler{6}.run(rows.size(), [&](std::size_t row) { return c.get_flat_into(row, into[row]); }, [](std::size_t) {});
   value reused = std::string(40, '.');
   for (std::size_t row = 0; row < rows.size(); ++row) {
+    ASSERT_EQ(into[row], rows[row]) << row;
     ASSERT_EQ(c.get(row), rows[row]) << row;
     c.get_into(row, reused);
     ASSERT_EQ(reused, rows[row]) << row;

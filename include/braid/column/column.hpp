@@ -35,6 +35,8 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "braid/column/delta_fragment.hpp"
@@ -93,6 +95,9 @@ class column {
   [[nodiscard]] virtual task<value> get_task(std::size_t row) const = 0;
   [[nodiscard]] virtual task<value> get_nested(std::size_t row) const = 0;
   [[nodiscard]] virtual coro<value> get_flat(std::size_t row) const = 0;
+  // get_flat storing into `out` (an integer in place, a text into its reused capacity): no
+  // result in the frame, none to hand over. `out` must outlive the coro.
+  [[nodiscard]] virtual coro<void> get_flat_into(std::size_t row, value& out) const = 0;
   // get into a value the caller reuses (a text column writes into its text's capacity).
   virtual void get_into(std::size_t row, value& out) const { out = get(row); }
   // The nested form with every frame from `context`'s arena (the thesis's column_t::get(context,
@@ -172,6 +177,10 @@ class fragmented_column : public column {
     if (row < main_.size()) return main_.template read<interleaved, coro<value>>(row);
     return delta_.template read<interleaved, coro<value>>(row - main_.size());
   }
+  [[nodiscard]] coro<void> get_flat_into(std::size_t row, value& out) const override {
+    if (row < main_.size()) return main_.template read_into<interleaved>(row, read_target(out));
+    return delta_.template read_into<interleaved>(row - main_.size(), read_target(out));
+  }
   // The nested form: this task awaits the fragment's get_nested, which awaits a task per helper.
   [[nodiscard]] task<value> get_nested(std::size_t row) const override {
     if (row < main_.size()) co_return co_await main_.template get_nested<interleaved>(row);
@@ -219,6 +228,16 @@ class fragmented_column : public column {
   column_spec spec_;
   Main main_;
   Delta delta_;
+
+ private:
+  // What a fragment's read_into stores into: the value itself, or a text column's string.
+  static auto& read_target(value& out) {
+    if constexpr (std::is_same_v<typename Main::value_type, std::string>) {
+      return out.text_to_fill();
+    } else {
+      return out;
+    }
+  }
 };
 
 }  // namespace detail

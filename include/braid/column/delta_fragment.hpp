@@ -119,6 +119,12 @@ class delta_fragment : public detail::fragment_gets<delta_fragment<Key>, Key> {
     const code_type code = co_await fetch<M>(&codes_[row]);
     co_return co_await fetch<M>(&index_.dictionary()[code]);
   }
+  // The same read storing its value into `out` (see main_fragment::read_into).
+  template <execution_mode M, class Out>
+  coro<void> read_into(std::size_t row, Out& out) const {
+    const code_type code = co_await fetch<M>(&codes_[row]);
+    out = co_await fetch<M>(&index_.dictionary()[code]);
+  }
   template <execution_mode M, class... Context>
   task<code_type> code_at(std::size_t row, Context&...) const {
     co_return co_await fetch<M>(&codes_[row]);

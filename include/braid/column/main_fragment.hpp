@@ -103,6 +103,13 @@ class main_fragment : public detail::fragment_gets<main_fragment<Key>, Key> {
     const code_type code = co_await codes_.template await_code<M>(row);
     co_return co_await fetch<M>(&dictionary_[code]);
   }
+  // The same read storing its value into `out` (a caller's reused value; no result in the
+  // frame to hand over): the flat form of tuple reconstruction.
+  template <execution_mode M, class Out>
+  coro<void> read_into(std::size_t row, Out& out) const {
+    const code_type code = co_await codes_.template await_code<M>(row);
+    out = co_await fetch<M>(&dictionary_[code]);
+  }
   template <execution_mode M, class... Context>
   task<code_type> code_at(std::size_t row, Context&...) const {
     co_return co_await codes_.template await_code<M>(row);

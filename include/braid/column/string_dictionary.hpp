@@ -57,19 +57,25 @@ namespace braid {
 namespace detail {
 
 // Awaits the rest of a string (all its lines fetched once), then returns prefix + rest.
-template <class Load>
+// With `into` set, the text is assembled there (its capacity reused) and nothing is returned.
+template <class Load, bool Into = false>
 struct text_awaiter {
   Load load;
   std::string_view prefix;
   std::size_t rest_length;
+  std::string* into = nullptr;
   bool await_ready() noexcept { return load.await_ready(); }
   auto await_suspend(std::coroutine_handle<> h) noexcept { return load.await_suspend(h); }
-  std::string await_resume() {
+  auto await_resume() {
     const char& rest = load.await_resume();
-    std::string text;
-    text.reserve(prefix.size() + rest_length);
-    text.append(prefix).append(&rest, rest_length);
-    return text;
+    if constexpr (Into) {
+      into->assign(prefix).append(&rest, rest_length);
+    } else {
+      std::string text;
+      text.reserve(prefix.size() + rest_length);
+      text.append(prefix).append(&rest, rest_length);
+      return text;
+    }
   }
 };
 
@@ -91,6 +97,12 @@ template <execution_mode M>
 auto await_text(std::string_view prefix, const char* rest, std::size_t rest_length) noexcept {
   using load_type = decltype(fetch_lines<M>(rest, std::size_t{1}));
   return text_awaiter<load_type>{fetch_lines<M>(rest, std::max<std::size_t>(rest_length, 1)), prefix, rest_length};
+}
+// The same, assembling the text into `out`.
+template <execution_mode M>
+auto await_text_into(std::string_view prefix, const char* rest, std::size_t rest_length, std::string& out) noexcept {
+  using load_type = decltype(fetch_lines<M>(rest, std::size_t{1}));
+  return text_awaiter<load_type, true>{fetch_lines<M>(rest, std::max<std::size_t>(rest_length, 1)), prefix, rest_length, &out};
 }
 
 }  // namespace detail
@@ -245,6 +257,13 @@ class string_dictionary
     const std::string_view shared = prefix(code / block_entries);
     if constexpr (M::suspends) prefetch_lines<M::hint>(shared.data(), shared.size());
     return detail::await_text<M>(shared, rest_bytes_.data() + e.rest_offset, e.rest_length);
+  }
+  // The same, assembling the string into `out` (its capacity reused).
+  template <execution_mode M>
+  auto text_into(code_type code, const entry& e, std::string& out) const noexcept {
+    const std::string_view shared = prefix(code / block_entries);
+    if constexpr (M::suspends) prefetch_lines<M::hint>(shared.data(), shared.size());
+    return detail::await_text_into<M>(shared, rest_bytes_.data() + e.rest_offset, e.rest_length, out);
   }
   // Given a lookup_context, the task's frame comes from its arena.
   template <execution_mode M, class... Context>

@@ -16,7 +16,8 @@
 //            awaits a task per helper (code_at, extract) — a frame per call;
 //   elided   the column's virtual get_task as the root: the task that only awaited one child
 //            is gone (the thesis's manual elision, its `wrapped<T>`), one frame per column;
-//   flat     the column's virtual get_flat: one flat coro<> frame per column, no task chain.
+//   flat     the column's virtual get_flat_into: one flat coro<> frame per column, no task
+//            chain, the value stored straight into the output (no result handed over);
 //   context  nested, written with a lookup_context (the thesis's Listing 3.7): every column in
 //            flight owns a context whose arena holds the frames of its whole chain (root ->
 //            get_nested(context, row) -> fragment -> code_at / extract), reset when the read

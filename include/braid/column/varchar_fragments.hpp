@@ -106,6 +106,14 @@ class varchar_main_fragment : public detail::fragment_gets<varchar_main_fragment
     const string_dictionary::entry& e = co_await dictionary_.template entry_of<M>(code);
     co_return co_await dictionary_.template text_of<M>(code, e);
   }
+  // The same read assembling the text into `out` (a caller's reused string: no allocation once
+  // its capacity suffices, no result to hand over): the flat form of tuple reconstruction.
+  template <execution_mode M>
+  coro<void> read_into(std::size_t row, std::string& out) const {
+    const code_type code = co_await codes_.template await_code<M>(row);
+    const string_dictionary::entry& e = co_await dictionary_.template entry_of<M>(code);
+    co_await dictionary_.template text_into<M>(code, e, out);
+  }
   template <execution_mode M, class... Context>
   task<code_type> code_at(std::size_t row, Context&...) const {
     co_return co_await codes_.template await_code<M>(row);
@@ -224,6 +232,13 @@ class varchar_delta_fragment
     const code_type code = co_await fetch<M>(&codes_[row]);
     const entry& e = co_await fetch<M>(&entries_[code]);
     co_return co_await text_of<M>(e);
+  }
+  // The same read assembling the text into `out` (see varchar_main_fragment::read_into).
+  template <execution_mode M>
+  coro<void> read_into(std::size_t row, std::string& out) const {
+    const code_type code = co_await fetch<M>(&codes_[row]);
+    const entry& e = co_await fetch<M>(&entries_[code]);
+    co_await detail::await_text_into<M>({}, bytes_.data() + e.rest_offset, e.rest_length, out);
   }
   template <execution_mode M, class... Context>
   task<code_type> code_at(std::size_t row, Context&...) const {

@@ -18,6 +18,8 @@ namespace braid::detail {
 template <class Fragment, class Value>
 class fragment_gets {
  public:
+  using value_type = Value;
+
   // get as one flat coro frame.
   template <execution_mode M>
   coro<Value> get_lookup(std::size_t row) const {
