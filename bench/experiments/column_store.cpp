@@ -27,8 +27,10 @@
 // frame from a per-lookup lookup_context arena, the thesis's context_t), wrapped (that chain with
 // the column-level task elided by wrapped<T>, the thesis's manual elision), elided (the
 // column's get_task as the root: one frame, the fragment's reads inline), flat (the column's
-// get_flat, one coro frame). Rows carry frame_bytes: the bytes of one column read in that form
-// (frame-pool size classes; for context and wrapped the arena's bytes, headers included).
+// get_flat_into, one coro frame storing into the output). Rows carry frame_bytes: the bytes of
+// one column read in that form (frame-pool size classes; for context and wrapped the arena's
+// bytes, headers included). --pages applies to the index vectors and the integer dictionaries;
+// a VARCHAR column's dictionary is in ordinary (malloc) memory.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -108,7 +110,7 @@ in_data build_in_data(run_context& context, std::size_t dictionary_bytes, std::s
   context.progress("building a column of " + std::to_string(rows) + " rows over " + std::to_string(d) + " values");
   random_source random(context.seed());
   const column_spec spec{"c", column_type::int64};
-  bit_packed_vector packed(rows, bit_packed_vector::bits_for(d));
+  bit_packed_vector packed(rows, bit_packed_vector::bits_for(d), pages);
   std::vector<std::uint32_t> codes(want_delta ? rows : 0);
   for (std::size_t r = 0; r < rows; ++r) {
     const auto code = static_cast<std::uint32_t>(random.below(d));
@@ -319,12 +321,12 @@ std::string reconstruction_text(std::size_t c, std::size_t i) {
 }
 
 std::unique_ptr<column> build_varchar_column(const column_spec& spec, std::size_t c, bool delta, std::vector<std::uint32_t> codes,
-                                             std::size_t distinct) {
+                                             std::size_t distinct, page_size pages) {
   std::vector<std::string> texts(distinct);
   for (std::size_t i = 0; i < distinct; ++i) texts[i] = reconstruction_text(c, delta ? distinct - 1 - i : i);
   const std::vector<std::string_view> views(texts.begin(), texts.end());
   if (delta) return std::make_unique<varchar_column>(spec, varchar_main_fragment(), varchar_delta_fragment(views, std::move(codes)));
-  bit_packed_vector packed(codes.size(), bit_packed_vector::bits_for(distinct));
+  bit_packed_vector packed(codes.size(), bit_packed_vector::bits_for(distinct), pages);
   for (std::size_t r = 0; r < codes.size(); ++r) packed.set(r, codes[r]);
   return std::make_unique<varchar_column>(spec, varchar_main_fragment(string_dictionary(views), std::move(packed)),
                                           varchar_delta_fragment());
@@ -338,14 +340,14 @@ std::unique_ptr<column> build_reconstruction_column(const column_spec& spec, std
   auto value_at = [c](std::size_t i) { return static_cast<std::int64_t>(c + 2 * i); };
   std::vector<std::uint32_t> codes(rows);
   for (std::uint32_t& code : codes) code = static_cast<std::uint32_t>(random.below(distinct));
-  if (spec.type == column_type::varchar) return build_varchar_column(spec, c, delta, std::move(codes), distinct);
+  if (spec.type == column_type::varchar) return build_varchar_column(spec, c, delta, std::move(codes), distinct, pages);
   if (delta) {
     std::vector<std::int64_t> arrival(distinct);
     for (std::size_t i = 0; i < distinct; ++i) arrival[i] = value_at(distinct - 1 - i);
     return std::make_unique<typed_column<std::int64_t>>(spec, main_fragment<std::int64_t>(),
                                                         delta_fragment<std::int64_t>(arrival, std::move(codes), pages));
   }
-  bit_packed_vector packed(rows, bit_packed_vector::bits_for(distinct));
+  bit_packed_vector packed(rows, bit_packed_vector::bits_for(distinct), pages);
   for (std::size_t r = 0; r < rows; ++r) packed.set(r, codes[r]);
   auto dictionary = sorted_array<std::int64_t>::from_sorted(distinct, value_at, pages);
   return std::make_unique<typed_column<std::int64_t>>(spec, main_fragment<std::int64_t>(std::move(dictionary), std::move(packed)),

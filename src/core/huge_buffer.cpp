@@ -21,26 +21,35 @@ std::size_t round_up(std::size_t value, std::size_t multiple) {
 
 }  // namespace
 
-huge_buffer::huge_buffer(std::size_t bytes, page_size pages, bool prefault)
-    : bytes_(bytes), requested_(pages) {
-  if (bytes == 0) return;
+namespace detail {
+
+std::byte* map_2m_aligned(std::size_t bytes, page_size pages) {
   // Over-map by one huge page so the start can be aligned to 2 MiB, then trim the excess.
-  const std::size_t length = round_up(bytes, huge_page_bytes);
-  const std::size_t over = length + huge_page_bytes;
+  const std::size_t length = mapped_length(bytes);
+  const std::size_t over = length + huge_buffer::huge_page_bytes;
   void* raw = ::mmap(nullptr, over, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                      -1, 0);
   if (raw == MAP_FAILED) throw std::bad_alloc();
   auto* start = static_cast<std::byte*>(raw);
   auto* aligned = reinterpret_cast<std::byte*>(
-      round_up(reinterpret_cast<std::uintptr_t>(start), huge_page_bytes));
+      round_up(reinterpret_cast<std::uintptr_t>(start), huge_buffer::huge_page_bytes));
   if (aligned > start) ::munmap(start, static_cast<std::size_t>(aligned - start));
   std::byte* tail = aligned + length;
   std::byte* map_end = start + over;
   if (map_end > tail) ::munmap(tail, static_cast<std::size_t>(map_end - tail));
-  data_ = aligned;
-  mapped_bytes_ = length;
+  ::madvise(aligned, length, pages == page_size::huge_2m ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+  return aligned;
+}
 
-  ::madvise(data_, mapped_bytes_, pages == page_size::huge_2m ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+void unmap_2m_aligned(std::byte* data, std::size_t bytes) noexcept { ::munmap(data, mapped_length(bytes)); }
+
+}  // namespace detail
+
+huge_buffer::huge_buffer(std::size_t bytes, page_size pages, bool prefault)
+    : bytes_(bytes), requested_(pages) {
+  if (bytes == 0) return;
+  data_ = detail::map_2m_aligned(bytes, pages);
+  mapped_bytes_ = detail::mapped_length(bytes);
   if (prefault) {
     // Every 4 KiB page of the buffer, even when huge pages were asked for: if the kernel falls
     // back to small pages, none of them may fault later inside a timed region. With huge pages
@@ -80,11 +89,15 @@ void huge_buffer::release() noexcept {
 
 std::size_t huge_buffer::obtained_huge_bytes() const {
   if (data_ == nullptr) return 0;
+  return detail::huge_bytes_in(data_, mapped_bytes_);
+}
+
+std::size_t detail::huge_bytes_in(const void* data, std::size_t bytes) {
   // smaps lists each mapping as "start-end perms ..." followed by "Key: value kB" lines. THP
   // may split our mapping into several VMAs (some huge, some not): sum all that overlap it.
   std::ifstream smaps("/proc/self/smaps");
-  const auto begin = reinterpret_cast<std::uintptr_t>(data_);
-  const auto end = begin + mapped_bytes_;
+  const auto begin = reinterpret_cast<std::uintptr_t>(data);
+  const auto end = begin + bytes;
   std::string line;
   bool inside = false;
   std::size_t huge_kib = 0;

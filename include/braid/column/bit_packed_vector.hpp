@@ -12,6 +12,8 @@
 // Layout: codes packed little-endian into 64-bit words, code i at bits [i*b, (i+1)*b); one
 // padding word at the end, so a read always loads two adjacent words without a bounds test.
 // bits_for(n) is bit_width(n - 1), at least 1 (a dictionary of one value still takes 1 bit).
+// A large vector's words sit on 2 MiB pages unless constructed with page_size::small_4k
+// (huge_page_allocator): a random row read then costs a miss, not also a page walk.
 //
 // Complexity: O(1) per read or write. Invariant: every stored code < 2^bits. Not thread-safe
 // for writers; readers may share it once it is filled.
@@ -25,6 +27,7 @@
 #include <vector>
 
 #include "braid/core/fetch.hpp"
+#include "braid/core/huge_page_allocator.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
 
@@ -41,8 +44,10 @@ class bit_packed_vector {
 
   bit_packed_vector() = default;
 
-  // `size` codes of `bits` bits each, all 0. Throws std::invalid_argument unless 1 <= bits <= 32.
-  bit_packed_vector(std::size_t size, unsigned bits) : size_(size), bits_(bits) {
+  // `size` codes of `bits` bits each, all 0, a large vector on pages of `pages` (see
+  // huge_page_allocator). Throws std::invalid_argument unless 1 <= bits <= 32.
+  bit_packed_vector(std::size_t size, unsigned bits, page_size pages = page_size::huge_2m)
+      : words_(huge_page_allocator<std::uint64_t>(pages)), size_(size), bits_(bits) {
     if (bits < 1 || bits > max_bits) {
       throw std::invalid_argument("bit_packed_vector: " + std::to_string(bits) + " bits per code (1 to 32)");
     }
@@ -112,7 +117,7 @@ class bit_packed_vector {
   }
 
  private:
-  std::vector<std::uint64_t> words_ = std::vector<std::uint64_t>(2, 0);
+  std::vector<std::uint64_t, huge_page_allocator<std::uint64_t>> words_ = decltype(words_)(2, 0);
   std::size_t size_ = 0;
   unsigned bits_ = 1;
   std::uint64_t mask_ = 1;

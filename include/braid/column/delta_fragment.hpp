@@ -32,6 +32,7 @@
 #include "braid/column/detail/fragment_gets.hpp"
 #include "braid/core/coro.hpp"
 #include "braid/core/fetch.hpp"
+#include "braid/core/huge_page_allocator.hpp"
 #include "braid/core/lookup_context.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/task.hpp"
@@ -45,13 +46,15 @@ class delta_fragment : public detail::fragment_gets<delta_fragment<Key>, Key> {
   using key_type = Key;
   using code_type = std::uint32_t;
   using index_type = csb_plus_tree_over_codes<Key>;
+  // Row -> code; a large vector on the fragment's pages (huge_page_allocator).
+  using code_vector = std::vector<code_type, huge_page_allocator<code_type>>;
 
   delta_fragment() = default;
 
   // A Delta over `dictionary` (code i = dictionary[i], distinct) whose rows have `codes`.
   // Throws std::invalid_argument for a repeated value or a code out of range.
   delta_fragment(std::span<const Key> dictionary, std::vector<code_type> codes, page_size pages = page_size::huge_2m)
-      : codes_(std::move(codes)), index_(dictionary, pages) {
+      : codes_(codes.begin(), codes.end(), code_vector::allocator_type(pages)), index_(dictionary, pages) {
     for (const code_type code : codes_) {
       if (code >= dictionary.size()) throw std::invalid_argument("delta_fragment: code " + std::to_string(code) + " out of range");
     }
@@ -65,7 +68,7 @@ class delta_fragment : public detail::fragment_gets<delta_fragment<Key>, Key> {
     const std::span<const Key> old = index_.dictionary();
     std::vector<Key> dictionary(old.begin(), old.end());
     std::unordered_map<Key, code_type> new_codes;
-    std::vector<code_type> codes = codes_;
+    code_vector codes = codes_;
     codes.reserve(codes.size() + rows.size());
     for (const Key& value : rows) {
       if (const auto code = index_.find(value)) {
@@ -135,7 +138,7 @@ class delta_fragment : public detail::fragment_gets<delta_fragment<Key>, Key> {
   }
 
  private:
-  std::vector<code_type> codes_;
+  code_vector codes_;
   index_type index_{page_size::small_4k};
 };
 

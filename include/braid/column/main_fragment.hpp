@@ -56,7 +56,7 @@ class main_fragment : public detail::fragment_gets<main_fragment<Key>, Key> {
     if (dictionary_.size() > std::size_t{UINT32_MAX}) {
       throw std::invalid_argument("main_fragment: too many distinct values for 32-bit codes");
     }
-    codes_ = bit_packed_vector(rows.size(), bit_packed_vector::bits_for(dictionary_.size()));
+    codes_ = bit_packed_vector(rows.size(), bit_packed_vector::bits_for(dictionary_.size()), pages);
     for (std::size_t row = 0; row < rows.size(); ++row) codes_.set(row, static_cast<code_type>(*dictionary_.find(rows[row])));
   }
 

@@ -56,6 +56,24 @@ class huge_buffer {
   page_size requested_ = page_size::huge_2m;
 };
 
+namespace detail {
+
+// The bytes a 2 MiB-aligned mapping of `bytes` spans: whole huge pages.
+constexpr std::size_t mapped_length(std::size_t bytes) noexcept {
+  return (bytes + huge_buffer::huge_page_bytes - 1) / huge_buffer::huge_page_bytes * huge_buffer::huge_page_bytes;
+}
+// An anonymous mapping of mapped_length(bytes) bytes at a 2 MiB boundary, advised for huge
+// pages (huge_2m) or against them (small_4k); untouched. Throws std::bad_alloc. Precondition:
+// bytes > 0.
+std::byte* map_2m_aligned(std::size_t bytes, page_size pages);
+// Unmaps what map_2m_aligned(bytes, ...) returned.
+void unmap_2m_aligned(std::byte* data, std::size_t bytes) noexcept;
+// Bytes on 2 MiB pages (/proc/self/smaps) of the mappings that overlap [data, data + bytes):
+// whole mappings, so a range inside one that is partly huge may be overcounted.
+std::size_t huge_bytes_in(const void* data, std::size_t bytes);
+
+}  // namespace detail
+
 template <class T>
 class huge_array {
   static_assert(std::is_trivially_default_constructible_v<T> && std::is_trivially_destructible_v<T>,
