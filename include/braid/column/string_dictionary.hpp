@@ -39,10 +39,12 @@
 //
 // Complexity: construction O(total bytes); find O(log(d / 16) + log 16) string comparisons,
 // the same per key in every multi_find technique (gp and amac: a group's state from the frame
-// pool, no allocation per key); extract O(length). Invariants: strings strictly ascending; a block's prefix is the longest
-// common prefix of its first and last strings; both byte arrays end in one padding byte, so
-// the address of an empty rest is inside the array. Immutable once built: any number of readers.
-// Known limit: at most 2^32 - 1 strings; the byte arrays hold the strings' total length.
+// pool, no allocation per key); extract O(length). Invariants: strings strictly ascending; a
+// block's prefix is the longest common prefix of its first and last strings; both byte arrays
+// end in one padding byte, so the address of an empty rest is inside the array. Immutable once
+// built: any number of readers. Known limits: at most 2^32 - 1 strings; the byte arrays hold
+// the strings' total length; lookup<M> and lookup_nested<M> build a std::string per probe (a
+// heap allocation past the short-string size), which gp and amac do not.
 #pragma once
 
 #include <algorithm>
