@@ -32,8 +32,8 @@ comma-separated, no quoting) and runs one query:
   --technique T       the IN-list's locate in Main and in Delta: naive, gp, amac, coro,
                       coro_nested, fiber, adaptive (default naive); a technique a fragment lacks
                       is refused, even when that fragment is empty (integer Deltas have no gp
-                      and amac, VARCHAR fragments no gp, amac and fiber, and VARCHAR Deltas no
-                      coro_nested)
+                      and amac, VARCHAR Mains no fiber, and VARCHAR Deltas no gp, amac, fiber
+                      and coro_nested)
   --main-technique T, --delta-technique T   the same for one fragment
   --group N           lookups in flight for the interleaved techniques (default 16)
   --reconstruction R  --select's tuple reconstruction: naive, nested, elided, flat (default naive)

@@ -68,6 +68,7 @@ std::size_t arena_bytes_per_read(const column& c, reconstruction how, std::size_
 table::table(column_schema schema) : schema_(std::move(schema)) {
   schema_.check();
   for (const column_spec& spec : schema_.columns) columns_.push_back(make_column(spec));
+  columns_[schema_.key]->index_first_rows();
 }
 
 table::table(column_schema schema, std::vector<std::unique_ptr<column>> columns)
@@ -83,6 +84,7 @@ table::table(column_schema schema, std::vector<std::unique_ptr<column>> columns)
     }
     if (columns_[c]->size() != columns_[0]->size()) throw std::invalid_argument("table: columns of different lengths");
   }
+  columns_[schema_.key]->index_first_rows();
 }
 
 void table::append_columns(const std::vector<std::vector<value>>& values) {

@@ -1,7 +1,8 @@
 // The front-coded string dictionary of a VARCHAR Main against a plain sorted
 // std::vector<std::string>: locate (plain, coroutine, nested, every multi_find technique) for
 // present and absent strings (below, above, between, sharing a block's prefix), extract,
-// the block layout at 15 / 16 / 17 / 33 entries, empty strings, long shared prefixes, one entry.
+// the block layout at 15 / 16 / 17 / 33 entries, empty strings, long shared prefixes, one entry;
+// the hand-written gp and amac locates over many seeds, groups and block edges.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -61,7 +62,8 @@ std::optional<std::uint32_t> reference_find(const std::vector<std::string>& text
   return static_cast<std::uint32_t>(at - texts.begin());
 }
 
-constexpr technique techniques[] = {technique::naive, technique::coro, technique::coro_nested, technique::adaptive};
+constexpr technique techniques[] = {technique::naive, technique::gp,          technique::amac,
+                                    technique::coro,  technique::coro_nested, technique::adaptive};
 
 void check_against_reference(const std::vector<std::string>& texts, const std::string& what) {
   const string_dictionary dictionary(views_of(texts));
@@ -141,12 +143,81 @@ TEST(StringDictionary, ChecksItsInput) {
   const string_dictionary dictionary(std::vector<std::string_view>{"a", "b"});
   const std::vector<std::string_view> keys{"a"};
   std::vector<std::optional<std::uint32_t>> out(1);
-  EXPECT_THROW(dictionary.multi_find(keys, out, technique::gp, 4), std::invalid_argument);
+  EXPECT_THROW(dictionary.multi_find(keys, out, technique::fiber, 4), std::invalid_argument);
+  EXPECT_THROW(dictionary.multi_find(keys, out, technique::imlp_dynamic, 4), std::invalid_argument);
+  EXPECT_THROW(dictionary.multi_find(keys, out, technique::gp, 0), std::invalid_argument);
+  EXPECT_THROW(dictionary.multi_find(keys, out, technique::amac, 0), std::invalid_argument);
   EXPECT_THROW(dictionary.multi_find(keys, out, technique::coro, 0), std::invalid_argument);
   std::vector<std::optional<std::uint32_t>> short_out;
   EXPECT_THROW(dictionary.multi_find(keys, short_out, technique::naive, 1), std::invalid_argument);
+  EXPECT_THROW(dictionary.multi_find(keys, short_out, technique::gp, 1), std::invalid_argument);
+  EXPECT_THROW(dictionary.multi_find(keys, short_out, technique::amac, 1), std::invalid_argument);
   const std::vector<std::string_view> with_repeats{"b", "a", "b", ""};
   EXPECT_EQ(string_dictionary::sorted_distinct(with_repeats), (std::vector<std::string_view>{"", "a", "b"}));
+}
+
+// gp and amac against the sorted vector: every group from one lookup at a time to more than
+// the input, results in input order, written over whatever `out` held.
+void check_hand_written(const std::vector<std::string>& texts, const std::vector<std::string>& probe_texts, const std::string& what) {
+  const string_dictionary dictionary(views_of(texts));
+  const std::vector<std::string_view> probes = views_of(probe_texts);
+  std::vector<std::optional<std::uint32_t>> expected(probes.size());
+  for (std::size_t i = 0; i < probes.size(); ++i) expected[i] = reference_find(texts, probes[i]);
+  for (const technique how : {technique::gp, technique::amac}) {
+    for (const std::size_t group : {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{16}, probes.size() + 7}) {
+      std::vector<std::optional<std::uint32_t>> located(probes.size(), 4242u);
+      dictionary.multi_find(probes, located, how, group);
+      ASSERT_EQ(located, expected) << what << " " << to_string(how) << " group " << group;
+      std::vector<std::optional<std::uint32_t>> hinted(probes.size(), 4242u);
+      dictionary.multi_find<prefetch_hint::nta>(probes, hinted, how, group);
+      ASSERT_EQ(hinted, expected) << what << " " << to_string(how) << " (nta) group " << group;
+    }
+  }
+}
+
+TEST(StringDictionary, GroupPrefetchingAndAmacAgreeWithASortedVectorOverManySeeds) {
+  for (std::uint64_t seed = 0; seed < 300; ++seed) {
+    std::mt19937_64 random(seed * 7919 + 1);
+    const std::size_t count = 1 + random() % (seed % 3 == 0 ? 600 : 70);
+    const std::vector<std::string> texts = random_sorted_texts(random, count, 1 + random() % 60);
+    // Present and absent probes, shuffled: a group mixes searches that end at different
+    // blocks, stop at the check, or take fewer rounds in a shorter last block.
+    std::vector<std::string> probes = probes_around(texts);
+    std::shuffle(probes.begin(), probes.end(), random);
+    probes.resize(std::min<std::size_t>(probes.size(), 1 + random() % 300));
+    check_hand_written(texts, probes, "seed " + std::to_string(seed));
+  }
+}
+
+TEST(StringDictionary, GroupPrefetchingAndAmacOnEdges) {
+  const std::vector<std::string> none;
+  // An empty key list; an empty dictionary (every key absent, no block to read).
+  check_hand_written({"a", "b"}, none, "no keys");
+  check_hand_written({}, none, "empty dictionary, no keys");
+  check_hand_written({}, {"", "a", "zzz"}, "empty dictionary");
+  check_hand_written({"m"}, {"", "a", "m", std::string("m\0", 2), "ma", "n", "l"}, "one string");
+  check_hand_written({""}, {"", "a", std::string(1, '\0')}, "the empty string alone");
+  // Absent keys against neighbours that share a prefix: below, above, between, the empty
+  // string, longer and shorter than a neighbour, differing in the last byte.
+  const std::vector<std::string> shared = {"apple", "applesauce", "applet", "apply", "banana", "band", "bandana", "bandit"};
+  check_hand_written(shared, {"", "a", "app", "appl", "apple", "applea", "applesauc", "applesauce", "applesauces",
+                              "applet", "applets", "applf", "apply", "applz", "b", "ban", "banana", "bananas", "band",
+                              "banda", "bandana", "bandb", "bandit", "bandits", "bandiu", "c", "zzzz"},
+                     "shared prefixes");
+  // Block edges: 15, 16, 17, 31, 32, 33 strings (a last block of one, a full last block, ...),
+  // their texts sharing 30 bytes so each block's prefix is long; every string and each gap probed.
+  for (const std::size_t count : {15u, 16u, 17u, 31u, 32u, 33u}) {
+    std::vector<std::string> texts;
+    for (std::size_t i = 0; i < count; ++i) texts.push_back(std::string(30, 'k') + static_cast<char>('B' + 2 * i));
+    std::vector<std::string> probes = {"", std::string(30, 'k'), std::string(31, 'k'), std::string(29, 'k') + "l", "~"};
+    for (std::size_t i = 0; i <= count; ++i) {
+      probes.push_back(std::string(30, 'k') + static_cast<char>('A' + 2 * i));  // between i - 1 and i
+      if (i < count) probes.push_back(texts[i]);
+      if (i < count) probes.push_back(texts[i] + "x");
+    }
+    check_hand_written(texts, probes, std::to_string(count) + " strings");
+    check_against_reference(texts, std::to_string(count) + " strings");
+  }
 }
 
 }  // namespace

@@ -27,16 +27,27 @@
 // A list value of the other kind (a text for an integer column, an integer for a varchar)
 // matches no row.
 //
-// Complexity: count_in O(|list| log d + n) per fragment; merge O(n log d).
+// find_first(v), the first row holding v (a table's SELECT by key), scans a fragment's codes
+// for v's code unless the column was told index_first_rows(): from then on it keeps, per
+// fragment, a code -> first row map (a word per distinct value: a table tells its key column
+// only). Main's is built with Main (at index_first_rows and at every merge); Delta's grows on
+// append (a new code's first row is known when the code is assigned) and shrinks on truncate.
+// With it find_first is a locate in each fragment and one read.
+//
+// Complexity: count_in O(|list| log d + n) per fragment; merge O(n log d); find_first
+// O(log d) with the first-row maps, O(log d + n) without; append O(batch + d) either way.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "braid/column/delta_fragment.hpp"
@@ -108,6 +119,12 @@ class column {
 
   // The first row holding `v`, or nullopt.
   [[nodiscard]] virtual std::optional<std::size_t> find_first(value v) const = 0;
+  // Builds the code -> first row maps and keeps them through append, truncate and merge, so
+  // find_first costs O(log d). Idempotent. Strong guarantee (std::bad_alloc leaves it unindexed).
+  virtual void index_first_rows() = 0;
+  [[nodiscard]] virtual bool indexes_first_rows() const noexcept = 0;
+  // The maps' bytes: a word per distinct value of each fragment, 0 when not indexed.
+  [[nodiscard]] virtual std::size_t first_row_index_bytes() const noexcept = 0;
 
   // Throws std::invalid_argument for a group of 0 or a technique a fragment lacks.
   [[nodiscard]] virtual in_predicate_result count_in(std::span<const value> list, const in_predicate_options& options) const = 0;
@@ -156,7 +173,8 @@ template <class Code, class Locate>
 // fragments, their sizes, the interleaved get forms (each the fragment's own coroutine: one
 // frame for get_task and get_flat, a task per helper for get_nested, with its frames from a
 // lookup_context when given one, and get_wrapped handing that chain on with no frame of its
-// own), the first row holding a value, and the IN-predicate's scans.
+// own), the first row holding a value (with the first-row maps when indexed), and the
+// IN-predicate's scans. A column type calls the first_rows_* hooks around its writes.
 template <class Main, class Delta>
 class fragmented_column : public column {
  public:
@@ -168,6 +186,20 @@ class fragmented_column : public column {
   [[nodiscard]] std::size_t delta_dictionary_size() const noexcept override { return delta_.dictionary_size(); }
   [[nodiscard]] const Main& main() const noexcept { return main_; }
   [[nodiscard]] const Delta& delta() const noexcept { return delta_; }
+
+  void index_first_rows() override {
+    if (indexed_) return;
+    std::vector<std::size_t> main_rows = first_rows_of(main_);
+    std::vector<std::size_t> delta_rows(delta_.dictionary_size(), no_row);
+    note_first_rows(delta_rows, delta_.codes(), 0);
+    main_first_rows_ = std::move(main_rows);
+    delta_first_rows_ = std::move(delta_rows);
+    indexed_ = true;
+  }
+  [[nodiscard]] bool indexes_first_rows() const noexcept override { return indexed_; }
+  [[nodiscard]] std::size_t first_row_index_bytes() const noexcept override {
+    return (main_first_rows_.size() + delta_first_rows_.size()) * sizeof(std::size_t);
+  }
 
   [[nodiscard]] task<value> get_task(std::size_t row) const override {
     if (row < main_.size()) return main_.template read<interleaved, task<value>>(row);
@@ -208,9 +240,17 @@ class fragmented_column : public column {
   fragmented_column(column_spec spec, Main main, Delta delta)
       : spec_(std::move(spec)), main_(std::move(main)), delta_(std::move(delta)) {}
 
-  // The first row holding `key` (Main's rows first), or nullopt.
+  // The first row holding `key` (Main's rows first), or nullopt: through the first-row maps
+  // when indexed (a code no row holds maps to no_row), else by scanning each fragment's codes.
   template <class Key>
   [[nodiscard]] std::optional<std::size_t> first_row_of(const Key& key) const {
+    if (indexed_) {
+      if (const auto code = main_.locate(key); code && main_first_rows_[*code] != no_row) return main_first_rows_[*code];
+      if (const auto code = delta_.locate(key); code && delta_first_rows_[*code] != no_row) {
+        return main_.size() + delta_first_rows_[*code];
+      }
+      return std::nullopt;
+    }
     if (const auto code = main_.locate(key)) {
       for (std::size_t row = 0; row < main_.size(); ++row) {
         if (main_.codes()[row] == *code) return row;
@@ -223,6 +263,39 @@ class fragmented_column : public column {
       }
     }
     return std::nullopt;
+  }
+
+  // ---- the first-row maps' upkeep, called by the column types' writes -------------------------
+  // Before the Delta grows by `rows` rows: room for every code they can add, so that
+  // first_rows_appended cannot fail once the Delta has grown.
+  void first_rows_reserve(std::size_t rows) {
+    if (indexed_) delta_first_rows_.reserve(delta_.dictionary_size() + rows);
+  }
+  // After the Delta grew from `old_rows` rows (with first_rows_reserve before): the first row
+  // of every code the new rows hold that had none.
+  void first_rows_appended(std::size_t old_rows) noexcept {
+    if (!indexed_) return;
+    delta_first_rows_.resize(delta_.dictionary_size(), no_row);  // within the reserved capacity
+    note_first_rows(delta_first_rows_, delta_.codes(), old_rows);
+  }
+  // After the Delta was cut: the codes it dropped go (arrival order: the last ones), and a code
+  // it kept whose first row was cut has none (not so in an arrival-order Delta: a kept code is
+  // held by a kept row, so its first row is kept too).
+  void first_rows_truncated() noexcept {
+    if (!indexed_) return;
+    delta_first_rows_.resize(std::min(delta_first_rows_.size(), delta_.dictionary_size()));
+    for (std::size_t& first : delta_first_rows_) {
+      if (first != no_row && first >= delta_.size()) first = no_row;
+    }
+  }
+  // A merge's commit: `merged` (all rows) becomes Main, the Delta empties. The new Main's map
+  // is built before anything changes.
+  void replace_main(Main merged) {
+    std::vector<std::size_t> main_rows = indexed_ ? first_rows_of(merged) : std::vector<std::size_t>{};
+    main_ = std::move(merged);
+    delta_.clear();
+    main_first_rows_ = std::move(main_rows);
+    delta_first_rows_.clear();
   }
 
   column_spec spec_;
@@ -238,6 +311,30 @@ class fragmented_column : public column {
       return out;
     }
   }
+
+  static constexpr std::size_t no_row = SIZE_MAX;
+
+  // Code -> first row of `main` (no_row for a code no row holds).
+  [[nodiscard]] static std::vector<std::size_t> first_rows_of(const Main& main) {
+    std::vector<std::size_t> first_rows(main.dictionary_size(), no_row);
+    std::size_t row = 0;
+    main.codes().for_each(0, main.size(), [&](std::uint32_t code) {
+      if (first_rows[code] == no_row) first_rows[code] = row;
+      ++row;
+    });
+    return first_rows;
+  }
+  // Sets the first row of each code of codes[from, end) that has none. Precondition: every
+  // code < first_rows.size().
+  static void note_first_rows(std::vector<std::size_t>& first_rows, std::span<const std::uint32_t> codes, std::size_t from) noexcept {
+    for (std::size_t row = from; row < codes.size(); ++row) {
+      if (first_rows[codes[row]] == no_row) first_rows[codes[row]] = row;
+    }
+  }
+
+  bool indexed_ = false;
+  std::vector<std::size_t> main_first_rows_;   // Main code -> first row, when indexed_
+  std::vector<std::size_t> delta_first_rows_;  // Delta code -> first Delta row, when indexed_
 };
 
 }  // namespace detail
@@ -267,7 +364,10 @@ class typed_column final : public detail::fragmented_column<main_fragment<Key>, 
       }
       keys[i] = static_cast<Key>(values[i].integer());
     }
+    this->first_rows_reserve(keys.size());
+    const std::size_t old_rows = delta_.size();
     delta_.append(keys);
+    this->first_rows_appended(old_rows);
   }
 
   void merge() override {
@@ -275,12 +375,17 @@ class typed_column final : public detail::fragmented_column<main_fragment<Key>, 
     std::vector<Key> rows(size());
     for (std::size_t row = 0; row < main_.size(); ++row) rows[row] = main_.get(row);
     for (std::size_t row = 0; row < delta_.size(); ++row) rows[main_.size() + row] = delta_.get(row);
-    main_fragment<Key> merged{std::span<const Key>(rows)};
-    main_ = std::move(merged);
-    delta_.clear();
+    this->replace_main(main_fragment<Key>{std::span<const Key>(rows)});
   }
 
-  void truncate(std::size_t rows) override { delta_.truncate(rows - main_.size()); }
+  void truncate(std::size_t rows) override {
+    if (rows < main_.size() || rows > size()) {
+      throw std::invalid_argument("column '" + spec_.name + "': truncate to " + std::to_string(rows) + " rows outside [" +
+                                  std::to_string(main_.size()) + ", " + std::to_string(size()) + "]");
+    }
+    delta_.truncate(rows - main_.size());
+    this->first_rows_truncated();
+  }
 
   [[nodiscard]] value get(std::size_t row) const override { return key_at(row); }
   // The integer stored into `out` without building a value first.

@@ -22,15 +22,29 @@
 // rest, the block's entries having been prefetched (four lines) once.
 //
 // Lookups, all equal to find(): lookup<M> (coro<>, one frame), lookup_nested<M> (a task per
-// probe: the mechanical conversion), and multi_find with naive, coro, coro_nested or adaptive
-// (no gp, amac, fiber or IMLP form: asking for one throws std::invalid_argument). The keys of
-// an interleaved lookup are views: they must outlive it.
+// probe: the mechanical conversion), the hand-written comparators find_group_prefetching<H>
+// (a group's searches in lock step over the blocks, then round by round within their blocks
+// until the last one settles) and find_amac<H> (a ring of state machines, one stage per
+// prefetch), and multi_find with naive, gp, amac, coro, coro_nested or adaptive (no fiber or
+// IMLP form: asking for one throws std::invalid_argument). gp and amac prefetch what lookup<M>
+// suspends on, in the same order: each probed block's header with its first entry, then that
+// string's prefix and rest; the chosen block's header and first string again (the check that
+// the key can be in it); the chosen block's entries (four lines); each probed rest. Two
+// differences, both of stages and not of lines: the entries' prefetch gets a stage of its own
+// before the first entry inside the block is read (lookup<M> reads it at once), and the final
+// equality test reads its candidate's rest without a stage (this lookup has just read it: the
+// block's first string at the check, or the last probe that moved onto it). Their comparisons
+// read the bytes in place (lookup<M> assembles each probed string). The keys of an interleaved
+// lookup are views: they must outlive it.
 //
-// Complexity: construction O(total bytes); find O(log(d / 16) + log 16) string comparisons;
-// extract O(length). Invariants: strings strictly ascending; a block's prefix is the longest
-// common prefix of its first and last strings; both byte arrays end in one padding byte, so
-// the address of an empty rest is inside the array. Immutable once built: any number of readers.
-// Known limit: at most 2^32 - 1 strings; the byte arrays hold the strings' total length.
+// Complexity: construction O(total bytes); find O(log(d / 16) + log 16) string comparisons,
+// the same per key in every multi_find technique (gp and amac: a group's state from the frame
+// pool, no allocation per key); extract O(length). Invariants: strings strictly ascending; a
+// block's prefix is the longest common prefix of its first and last strings; both byte arrays
+// end in one padding byte, so the address of an empty rest is inside the array. Immutable once
+// built: any number of readers. Known limits: at most 2^32 - 1 strings; the byte arrays hold
+// the strings' total length; lookup<M> and lookup_nested<M> build a std::string per probe (a
+// heap allocation past the short-string size), which gp and amac do not.
 #pragma once
 
 #include <algorithm>
@@ -50,6 +64,8 @@
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
 #include "braid/core/task.hpp"
+#include "braid/index/detail/batch_arguments.hpp"
+#include "braid/index/detail/lookup_techniques.hpp"
 #include "braid/index/detail/multi_find.hpp"
 
 namespace braid {
@@ -244,6 +260,116 @@ class string_dictionary
     co_return code;
   }
 
+  // Group prefetching: each group of `group` keys runs lookup<M>'s search in lock step, a
+  // pass per prefetch point and a pass comparing. Over the blocks every search takes the same
+  // number of rounds (it depends on block_count() only); within the chosen blocks, rounds run
+  // while any search has a range left (only the last block may be shorter than 16).
+  template <prefetch_hint Hint>
+  void find_group_prefetching(std::span<const std::string_view> keys, std::span<result_type> out, std::size_t group) const {
+    detail::check_batch_arguments(keys.size(), out.size(), group, "string_dictionary::find_group_prefetching");
+    if (blocks_.empty()) {
+      std::fill_n(out.begin(), keys.size(), std::nullopt);
+      return;
+    }
+    detail::scratch_array<search> searches(std::min(group, keys.size()));
+    for (std::size_t first = 0; first < keys.size(); first += group) {
+      const std::size_t members = std::min(group, keys.size() - first);
+      for (std::size_t i = 0; i < members; ++i) searches[i] = search{keys[first + i], 0, {}, 0, 0};
+      for (std::size_t remaining = blocks_.size(); remaining > 1;) {  // one block-level probe per round
+        const std::size_t half = remaining / 2;
+        for (std::size_t i = 0; i < members; ++i) prefetch_header<Hint>(searches[i].low + half);
+        for (std::size_t i = 0; i < members; ++i) prefetch_first_text<Hint>(searches[i].low + half);
+        for (std::size_t i = 0; i < members; ++i) step_over_block(searches[i], half);
+        remaining -= half;
+      }
+      for (std::size_t i = 0; i < members; ++i) prefetch_header<Hint>(searches[i].low);
+      for (std::size_t i = 0; i < members; ++i) prefetch_first_text<Hint>(searches[i].low);
+      for (std::size_t i = 0; i < members; ++i) {
+        if (enter_block(searches[i]) && searches[i].count > 1) prefetch_entries<Hint>(searches[i].low);
+      }
+      while (true) {  // one probe inside the block per round, for the searches with a range left
+        bool probing = false;
+        for (std::size_t i = 0; i < members; ++i) {
+          if (searches[i].count > 1) {
+            prefetch_rest<Hint>(searches[i].code + searches[i].count / 2);
+            probing = true;
+          }
+        }
+        if (!probing) break;
+        for (std::size_t i = 0; i < members; ++i) {
+          if (searches[i].count > 1) step_in_block(searches[i]);
+        }
+      }
+      for (std::size_t i = 0; i < members; ++i) out[first + i] = result_of(searches[i]);
+    }
+  }
+
+  // AMAC: a ring of `group` state machines; each stage prefetches what the next one reads.
+  template <prefetch_hint Hint>
+  void find_amac(std::span<const std::string_view> keys, std::span<result_type> out, std::size_t group) const {
+    detail::check_batch_arguments(keys.size(), out.size(), group, "string_dictionary::find_amac");
+    // Prefetches the next block-level probe, or the chosen block's header once one block is left.
+    auto next_block_probe = [this](machine& m) {
+      if (m.remaining > 1) {
+        prefetch_header<Hint>(m.s.low + m.remaining / 2);
+        m.at = stage::probe_header;
+      } else {
+        prefetch_header<Hint>(m.s.low);
+        m.at = stage::chosen_header;
+      }
+    };
+    detail::run_state_machines<machine>(
+        keys.size(), group,
+        [&](machine& m, std::size_t index) {
+          if (blocks_.empty()) {
+            out[index] = std::nullopt;
+            return false;
+          }
+          m = machine{search{keys[index], 0, {}, 0, 0}, index, blocks_.size(), stage::probe_header};
+          next_block_probe(m);
+          return true;
+        },
+        [&](machine& m) {
+          switch (m.at) {
+            case stage::probe_header:
+              prefetch_first_text<Hint>(m.s.low + m.remaining / 2);
+              m.at = stage::probe_first_text;
+              return true;
+            case stage::probe_first_text: {
+              const std::size_t half = m.remaining / 2;
+              step_over_block(m.s, half);
+              m.remaining -= half;
+              next_block_probe(m);
+              return true;
+            }
+            case stage::chosen_header:
+              prefetch_first_text<Hint>(m.s.low);
+              m.at = stage::chosen_first_text;
+              return true;
+            case stage::chosen_first_text:
+              if (enter_block(m.s) && m.s.count > 1) {
+                prefetch_entries<Hint>(m.s.low);
+                m.at = stage::entries;
+                return true;
+              }
+              break;
+            case stage::entries:
+              prefetch_rest<Hint>(m.s.code + m.s.count / 2);
+              m.at = stage::probe_rest;
+              return true;
+            case stage::probe_rest:
+              step_in_block(m.s);
+              if (m.s.count > 1) {
+                prefetch_rest<Hint>(m.s.code + m.s.count / 2);
+                return true;
+              }
+              break;
+          }
+          out[m.index] = result_of(m.s);
+          return false;
+        });
+  }
+
   // ---- extract, as awaiters any coroutine can use ---------------------------------------------
   // The code's entry (suspends); its block's header is prefetched alongside.
   template <execution_mode M>
@@ -286,6 +412,72 @@ class string_dictionary
     const int on_prefix = shared.compare(key.substr(0, shared.size()));
     if (on_prefix != 0) return on_prefix;
     return rest(first_code(block_index)).compare(key.substr(shared.size()));
+  }
+
+  // ---- the hand-written comparators' search: find()'s steps, one at a time ----------------------
+  // One key's search. Over the blocks: `low` the last block whose first string is known not
+  // above the key (0 to begin with). Inside the chosen block (count >= 1): [code, code + count)
+  // holds the last code whose rest is not above key_rest; count 0 once the key is known absent.
+  struct search {
+    std::string_view key;
+    std::size_t low = 0;
+    std::string_view key_rest;
+    std::size_t code = 0;
+    std::size_t count = 0;
+  };
+  enum class stage : std::uint8_t { probe_header, probe_first_text, chosen_header, chosen_first_text, entries, probe_rest };
+  struct machine {
+    search s;
+    std::size_t index = 0;
+    std::size_t remaining = 0;  // blocks in the binary search's range
+    stage at = stage::probe_header;
+  };
+
+  // The block probe low + half: its first string not above the key moves low there.
+  void step_over_block(search& s, std::size_t half) const noexcept {
+    s.low = compare_first(s.low + half, s.key) <= 0 ? s.low + half : s.low;
+  }
+  // The check of the chosen block (find's): false, count 0, when the key cannot be in it.
+  bool enter_block(search& s) const noexcept {
+    if (compare_first(s.low, s.key) > 0 || !s.key.starts_with(prefix(s.low))) return false;
+    s.key_rest = s.key.substr(prefix(s.low).size());
+    s.code = first_code(s.low);
+    s.count = block_size(s.low);
+    return true;
+  }
+  // One probe inside the block. Precondition: count > 1.
+  void step_in_block(search& s) const noexcept {
+    const std::size_t half = s.count / 2;
+    s.code = rest(static_cast<code_type>(s.code + half)) <= s.key_rest ? s.code + half : s.code;
+    s.count -= half;
+  }
+  [[nodiscard]] result_type result_of(const search& s) const noexcept {
+    if (s.count == 0 || rest(static_cast<code_type>(s.code)) != s.key_rest) return std::nullopt;
+    return static_cast<code_type>(s.code);
+  }
+
+  // lookup<M>'s prefetch points, as plain prefetches: the block's header with its first entry;
+  // then (both read) the first string's prefix and rest; the block's entries; a code's rest
+  // (its entry read).
+  template <prefetch_hint Hint>
+  void prefetch_header(std::size_t block_index) const noexcept {
+    prefetch<Hint>(&entries_[first_code(block_index)]);
+    prefetch<Hint>(&blocks_[block_index]);
+  }
+  template <prefetch_hint Hint>
+  void prefetch_first_text(std::size_t block_index) const noexcept {
+    const std::string_view shared = prefix(block_index);
+    prefetch_lines<Hint>(shared.data(), shared.size());
+    prefetch_rest<Hint>(first_code(block_index));
+  }
+  template <prefetch_hint Hint>
+  void prefetch_entries(std::size_t block_index) const noexcept {
+    prefetch_lines<Hint>(&entries_[first_code(block_index)], block_size(block_index) * sizeof(entry));
+  }
+  template <prefetch_hint Hint>
+  void prefetch_rest(std::size_t code) const noexcept {
+    const entry& e = entries_[code];
+    prefetch_lines<Hint>(rest_bytes_.data() + e.rest_offset, std::max<std::size_t>(e.rest_length, 1));
   }
 
   // The block's header (suspends); its first entry is prefetched alongside.

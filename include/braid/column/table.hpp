@@ -8,8 +8,9 @@
 //   std::optional<std::vector<value>> row = t.select_by_key(x, reconstruction::elided, 8);
 //                                              // SELECT * WHERE id = x
 //
-// Tuple reconstruction (select_by_key, reconstruct): finds the row, then reads every column's
-// value at it. `reconstruction` chooses how:
+// Tuple reconstruction (select_by_key, reconstruct): finds the row (find_key: a locate in the
+// key column's fragments, through the code -> first row maps that column keeps), then reads
+// every column's value at it. `reconstruction` chooses how:
 //   naive    column after column, the virtual plain get: each miss waited for in turn;
 //   nested   one task per column, interleaved `group` at a time, each the mechanical conversion
 //            of nested calls: a root task awaiting the column's virtual get_nested, which
@@ -114,7 +115,9 @@ class table {
   [[nodiscard]] in_predicate_result count_in(std::string_view column, std::span<const value> list,
                                              const in_predicate_options& options) const;
 
-  // The first row whose key is `key`, or nullopt.
+  // The first row whose key is `key`, or nullopt. O(log d): the key column (alone among the
+  // columns) keeps a code -> first row map per fragment, which the table asks of it when built
+  // (column::index_first_rows) and which every append, load, truncate and merge keeps.
   [[nodiscard]] std::optional<std::size_t> find_key(value key) const;
   // Every column's value at `row` (row < size()); group >= 1 is how many columns are read at a
   // time by the interleaved forms. Throws std::invalid_argument for a bad row or group.

@@ -12,8 +12,9 @@
 // Every get form (get, get_into, get_task, get_nested, get_flat; with a lookup_context,
 // get_nested and get_wrapped, their frames from its arena) returns the same text. An
 // IN-list's integers and texts longer than n match nothing. Locate techniques: Main naive,
-// coro, coro_nested, adaptive (string_dictionary); Delta naive, coro, adaptive (its sorted
-// view); any other throws std::invalid_argument.
+// gp, amac, coro, coro_nested, adaptive (string_dictionary); Delta those its fragment's
+// multi_find has (naive, coro, adaptive); any other throws std::invalid_argument. find_first
+// with the first-row maps when told index_first_rows() (column.hpp).
 //
 // Complexity: as the fragments (varchar_fragments.hpp); merge O(n log d) string comparisons.
 // Not thread-safe for writers; readers may share it between writes.
@@ -57,7 +58,10 @@ class varchar_column final : public detail::fragmented_column<varchar_main_fragm
       }
       texts[i] = values[i].text();
     }
+    first_rows_reserve(texts.size());
+    const std::size_t old_rows = delta_.size();
     delta_.append(texts);
+    first_rows_appended(old_rows);
   }
 
   void merge() override {
@@ -66,8 +70,7 @@ class varchar_column final : public detail::fragmented_column<varchar_main_fragm
     for (std::size_t row = 0; row < main_.size(); ++row) main_.get_into(row, rows[row]);
     for (std::size_t row = 0; row < delta_.size(); ++row) delta_.get_into(row, rows[main_.size() + row]);
     const std::vector<std::string_view> views(rows.begin(), rows.end());
-    main_ = varchar_main_fragment(views);
-    delta_.clear();
+    replace_main(varchar_main_fragment(views));
   }
 
   void truncate(std::size_t rows) override {
@@ -76,6 +79,7 @@ class varchar_column final : public detail::fragmented_column<varchar_main_fragm
                                   std::to_string(main_.size()) + ", " + std::to_string(size()) + "]");
     }
     delta_.truncate(rows - main_.size());
+    first_rows_truncated();
   }
 
   [[nodiscard]] value get(std::size_t row) const override {
