@@ -220,5 +220,25 @@ TEST(StringDictionary, GroupPrefetchingAndAmacOnEdges) {
   }
 }
 
+// A stored string's parts compare with a key exactly as the whole string does, at every split
+// of it into prefix and rest, for keys that end inside the prefix, equal it or run past it.
+TEST(StringDictionary, TextPartsCompareAsTheWholeString) {
+  std::mt19937_64 random(5);
+  const std::string alphabet = "ab\xff";
+  auto text_of = [&](std::size_t length) {
+    std::string text(length, 'a');
+    for (char& c : text) c = alphabet[random() % alphabet.size()];
+    return text;
+  };
+  for (int round = 0; round < 20000; ++round) {
+    const std::string whole = text_of(random() % 7);
+    const std::size_t split = random() % (whole.size() + 1);
+    const string_dictionary::text_parts parts{std::string_view(whole).substr(0, split), std::string_view(whole).substr(split)};
+    const std::string key = random() % 4 == 0 ? whole : random() % 2 ? whole.substr(0, random() % (whole.size() + 1)) + text_of(random() % 3) : text_of(random() % 7);
+    ASSERT_EQ(parts <=> std::string_view(key), std::string_view(whole) <=> std::string_view(key)) << whole << " | " << key << " at " << split;
+    ASSERT_EQ(parts == std::string_view(key), whole == key) << whole << " | " << key << " at " << split;
+  }
+}
+
 }  // namespace
 }  // namespace braid

@@ -43,11 +43,11 @@
 // block's prefix is the longest common prefix of its first and last strings; both byte arrays
 // end in one padding byte, so the address of an empty rest is inside the array. Immutable once
 // built: any number of readers. Known limits: at most 2^32 - 1 strings; the byte arrays hold
-// the strings' total length; lookup<M> and lookup_nested<M> build a std::string per probe (a
-// heap allocation past the short-string size), which gp and amac do not.
+// the strings' total length.
 #pragma once
 
 #include <algorithm>
+#include <compare>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -73,8 +73,30 @@ namespace braid {
 namespace detail {
 
 // Awaits the rest of a string (all its lines fetched once), then returns prefix + rest.
-// With `into` set, the text is assembled there (its capacity reused) and nothing is returned.
-template <class Load, bool Into = false>
+// A dictionary string as it is stored: a prefix shared by its block, then its own rest. It
+// compares with a whole text in byte order, as std::string_view does, without assembling one.
+struct text_parts {
+  std::string_view prefix;
+  std::string_view rest;
+
+  friend std::strong_ordering operator<=>(const text_parts& text, std::string_view key) noexcept {
+    const std::size_t head = std::min(text.prefix.size(), key.size());
+    if (const int order = text.prefix.substr(0, head).compare(key.substr(0, head)); order != 0) return order <=> 0;
+    if (key.size() < text.prefix.size()) return std::strong_ordering::greater;  // key ends inside the prefix
+    return text.rest.compare(key.substr(text.prefix.size())) <=> 0;
+  }
+  friend bool operator==(const text_parts& text, std::string_view key) noexcept {
+    return text.prefix.size() + text.rest.size() == key.size() && key.starts_with(text.prefix) &&
+           key.substr(text.prefix.size()) == text.rest;
+  }
+};
+
+// What awaiting a stored string gives: the text as a new std::string, its parts (views into
+// the dictionary: for comparisons, no allocation), or nothing, the text assembled into a
+// caller's string (its capacity reused).
+enum class text_result { string, parts, into };
+
+template <class Load, text_result Result>
 struct text_awaiter {
   Load load;
   std::string_view prefix;
@@ -84,8 +106,10 @@ struct text_awaiter {
   auto await_suspend(std::coroutine_handle<> h) noexcept { return load.await_suspend(h); }
   auto await_resume() {
     const char& rest = load.await_resume();
-    if constexpr (Into) {
+    if constexpr (Result == text_result::into) {
       into->assign(prefix).append(&rest, rest_length);
+    } else if constexpr (Result == text_result::parts) {
+      return text_parts{prefix, std::string_view(&rest, rest_length)};
     } else {
       std::string text;
       text.reserve(prefix.size() + rest_length);
@@ -108,17 +132,17 @@ std::size_t last_not_above(std::size_t first, std::size_t count, NotAbove&& not_
   return first;
 }
 
-// The awaiter for `rest_length` bytes at `rest`, returned after `prefix`.
-template <execution_mode M>
-auto await_text(std::string_view prefix, const char* rest, std::size_t rest_length) noexcept {
+// The awaiter for `rest_length` bytes at `rest`, after `prefix`: all the rest's lines fetched
+// once, then the text as Result says (`out` for text_result::into).
+template <execution_mode M, text_result Result = text_result::string>
+auto await_text(std::string_view prefix, const char* rest, std::size_t rest_length, std::string* out = nullptr) noexcept {
   using load_type = decltype(fetch_lines<M>(rest, std::size_t{1}));
-  return text_awaiter<load_type>{fetch_lines<M>(rest, std::max<std::size_t>(rest_length, 1)), prefix, rest_length};
+  return text_awaiter<load_type, Result>{fetch_lines<M>(rest, std::max<std::size_t>(rest_length, 1)), prefix, rest_length, out};
 }
 // The same, assembling the text into `out`.
 template <execution_mode M>
 auto await_text_into(std::string_view prefix, const char* rest, std::size_t rest_length, std::string& out) noexcept {
-  using load_type = decltype(fetch_lines<M>(rest, std::size_t{1}));
-  return text_awaiter<load_type, true>{fetch_lines<M>(rest, std::max<std::size_t>(rest_length, 1)), prefix, rest_length, &out};
+  return await_text<M, text_result::into>(prefix, rest, rest_length, &out);
 }
 
 }  // namespace detail
@@ -126,6 +150,7 @@ auto await_text_into(std::string_view prefix, const char* rest, std::size_t rest
 class string_dictionary
     : public detail::multi_find_member<string_dictionary, std::string_view, std::optional<std::uint32_t>> {
  public:
+  using text_parts = detail::text_parts;
   using code_type = std::uint32_t;
   using result_type = std::optional<code_type>;
   static constexpr std::size_t block_entries = 16;
@@ -216,18 +241,18 @@ class string_dictionary
       const std::size_t half = remaining / 2;
       (void)co_await header_of<M>(low + half);
       const code_type probed = first_code(low + half);
-      low = co_await text_of<M>(probed, entries_[probed]) <= key ? low + half : low;
+      low = co_await parts_of<M>(probed, entries_[probed]) <= key ? low + half : low;
       remaining -= half;
     }
     (void)co_await header_of<M>(low);
-    if (key < co_await text_of<M>(first_code(low), entries_[first_code(low)]) || !key.starts_with(prefix(low))) co_return std::nullopt;
+    if (key < co_await parts_of<M>(first_code(low), entries_[first_code(low)]) || !key.starts_with(prefix(low))) co_return std::nullopt;
     const std::string_view key_rest = key.substr(prefix(low).size());
     if constexpr (M::suspends) prefetch_lines<M::hint>(&entries_[first_code(low)], block_size(low) * sizeof(entry));
     code_type code = first_code(low);
     std::size_t count = block_size(low);
     while (count > 1) {
       const std::size_t half = count / 2;
-      const std::string probed = co_await rest_of<M>(static_cast<code_type>(code + half));
+      const text_parts probed = co_await rest_of<M>(static_cast<code_type>(code + half));
       code = probed <= key_rest ? static_cast<code_type>(code + half) : code;
       count -= half;
     }
@@ -384,6 +409,13 @@ class string_dictionary
     if constexpr (M::suspends) prefetch_lines<M::hint>(shared.data(), shared.size());
     return detail::await_text<M>(shared, rest_bytes_.data() + e.rest_offset, e.rest_length);
   }
+  // The same as the string's parts (views into this dictionary), for comparisons.
+  template <execution_mode M>
+  auto parts_of(code_type code, const entry& e) const noexcept {
+    const std::string_view shared = prefix(code / block_entries);
+    if constexpr (M::suspends) prefetch_lines<M::hint>(shared.data(), shared.size());
+    return detail::await_text<M, detail::text_result::parts>(shared, rest_bytes_.data() + e.rest_offset, e.rest_length);
+  }
   // The same, assembling the string into `out` (its capacity reused).
   template <execution_mode M>
   auto text_into(code_type code, const entry& e, std::string& out) const noexcept {
@@ -490,15 +522,15 @@ class string_dictionary
   template <execution_mode M>
   auto rest_of(code_type code) const noexcept {
     const entry& e = entries_[code];
-    return detail::await_text<M>({}, rest_bytes_.data() + e.rest_offset, e.rest_length);
+    return detail::await_text<M, detail::text_result::parts>({}, rest_bytes_.data() + e.rest_offset, e.rest_length);
   }
   template <execution_mode M>
-  task<std::string> first_task(std::size_t block_index) const {
+  task<text_parts> first_task(std::size_t block_index) const {
     (void)co_await header_of<M>(block_index);
-    co_return co_await text_of<M>(first_code(block_index), entries_[first_code(block_index)]);
+    co_return co_await parts_of<M>(first_code(block_index), entries_[first_code(block_index)]);
   }
   template <execution_mode M>
-  task<std::string> rest_task(code_type code) const {
+  task<text_parts> rest_task(code_type code) const {
     co_return co_await rest_of<M>(code);
   }
 
