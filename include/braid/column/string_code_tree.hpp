@@ -20,11 +20,13 @@
 //  - an inner node holds, per separator, its code and an 8-byte big-endian window of its text
 //    at the node's depth, plus the node's depth, key count and first child (its children are a
 //    contiguous node group, CSB+'s single child reference); 4 separators per 64 bytes. The
-//    depth is the longest common prefix of the node's range bounds (0 on a level's first and
-//    last node), so every key routed there and every separator share those bytes, and the
-//    window compares the next 8: a strict window comparison decides, only an equal window
-//    reads the separator's text (entry, then text). Strings sharing long prefixes (URLs,
-//    zero-padded numbers) stay decided by windows below the top levels.
+//    depth is the longest common prefix of the node's range bounds (a level's first node starts
+//    at the smallest text, its last ends at the largest), so every present text routed there
+//    and every separator share those bytes, and the window compares the next 8: a strict window
+//    comparison decides, only an equal window reads the separator's text (entry, then text).
+//    Strings sharing long prefixes (URLs, zero-padded numbers) stay decided by windows. A key
+//    outside [smallest, largest] may be routed anywhere: it is absent, and the leaf's final
+//    equality test says so.
 //  - Why not detail::csb_plus_tree_levels: its inner node keeps an array of copyable keys
 //    without a depth, and its storage is a move-only arena; this tree reuses its even split.
 //
@@ -33,8 +35,9 @@
 //
 // Invariants: the leaves list each code once, texts strictly increasing across the leaves in
 // storage order; all leaves at depth levels() - 1; separator j of an inner node is the code of
-// the smallest text under child j + 1, window j the window of that text at the node's depth,
-// depth <= the common prefix of the node's bounds; every node but the root at least half full.
+// the smallest text under child j + 1, window j the window of that text at the node's depth
+// (unused slots: all ones), depth <= the common prefix of the node's bounds; every node but
+// the root at least half full.
 //
 // Complexity: bulk load O(n) comparisons plus the windows (O(n + total separator bytes));
 // find O(levels) node lines, windows ties aside, plus log2(leaf_capacity) + 1 probes of two
@@ -88,10 +91,16 @@ struct string_view_awaiter {
 // order the strings.
 inline std::uint64_t text_window(std::string_view text, std::size_t depth) noexcept {
   if (text.size() <= depth) return 0;
-  unsigned char bytes[8] = {};
-  std::memcpy(bytes, text.data() + depth, std::min<std::size_t>(8, text.size() - depth));
+  const std::size_t available = text.size() - depth;
   std::uint64_t window = 0;
-  for (const unsigned char byte : bytes) window = window << 8 | std::uint64_t{byte};
+  if (available >= sizeof window) {
+    std::memcpy(&window, text.data() + depth, sizeof window);
+  } else {
+    unsigned char bytes[sizeof window] = {};
+    for (std::size_t i = 0; i < available; ++i) bytes[i] = static_cast<unsigned char>(text[depth + i]);
+    std::memcpy(&window, bytes, sizeof window);
+  }
+  if constexpr (std::endian::native == std::endian::little) window = __builtin_bswap64(window);
   return window;
 }
 
@@ -148,7 +157,7 @@ class string_code_tree {
   static_assert(inner_capacity >= 2, "NodeBytes too small");
 
   struct alignas(cache_line_bytes) inner_node {
-    std::uint64_t windows[inner_capacity];  // non-decreasing
+    std::uint64_t windows[inner_capacity];  // non-decreasing; unused slots: the largest window
     code_type codes[inner_capacity];        // separator j: smallest text under child j + 1
     node_index first_child;                 // children first_child .. first_child + key_count
     std::uint32_t key_count;
@@ -330,15 +339,18 @@ class string_code_tree {
         if (inner.key_count == 0 || inner.key_count > inner_capacity) fail("inner key count out of range");
         if (level_begin + i != 0 && inner.key_count + 1 < (inner_capacity + 2) / 2) fail("inner node less than half full");
         if (inner.first_child != expected_child) fail("node group not contiguous with its neighbours");
-        if (inner.depth > 0 && (!around.low || !around.high ||
-                                detail::common_prefix(text_of(*around.low), text_of(*around.high)) < inner.depth)) {
-          fail("depth beyond the common prefix of the node's bounds");
-        }
+        // Present texts routed here lie in [low, high), or from the smallest / up to the largest text.
+        const std::string_view low = text_of(around.low.value_or(leaves_.front().codes[0]));
+        const std::string_view high = text_of(around.high.value_or(leaves_.back().codes[leaves_.back().count - 1]));
+        if (detail::common_prefix(low, high) < inner.depth) fail("depth beyond the common prefix of the node's bounds");
         for (std::size_t j = 0; j < inner.key_count; ++j) {
           const std::string_view separator = text_of(inner.codes[j]);
           if (j > 0 && !(text_of(inner.codes[j - 1]) < separator)) fail("separators not increasing");
           if (!inside(around, separator)) fail("separator outside its parent's range");
           if (inner.windows[j] != detail::text_window(separator, inner.depth)) fail("window not the separator's");
+        }
+        for (std::size_t j = inner.key_count; j < inner_capacity; ++j) {
+          if (inner.windows[j] != unused_window) fail("unused window slot not the largest window");
         }
         for (std::size_t j = 0; j <= inner.key_count; ++j) {
           next.push_back({j == 0 ? around.low : std::optional<code_type>(inner.codes[j - 1]),
@@ -368,19 +380,19 @@ class string_code_tree {
 
  private:
   using split = detail::csb_plus_tree_levels<code_type, NodeBytes>;
+  static constexpr std::uint64_t unused_window = std::numeric_limits<std::uint64_t>::max();
 
   // {separators whose window is below the key's, separators whose window equals it}: counted
-  // without branches over the whole node; windows are non-decreasing, so the tied ones follow.
+  // without branches over the whole node (unused slots hold the largest window, so they are
+  // never below; min() keeps them out of the tied ones); windows are non-decreasing, so the
+  // tied separators follow the ones below.
   static std::pair<std::size_t, std::size_t> window_slots(const inner_node& inner, std::string_view key) noexcept {
     const std::uint64_t window = detail::text_window(key, inner.depth);
     std::size_t below = 0;
-    std::size_t tied = 0;
-    for (std::size_t j = 0; j < inner_capacity; ++j) {
-      const bool used = j < inner.key_count;
-      below += static_cast<std::size_t>(used & (inner.windows[j] < window));
-      tied += static_cast<std::size_t>(used & (inner.windows[j] == window));
-    }
-    return {below, tied};
+    for (std::size_t j = 0; j < inner_capacity; ++j) below += static_cast<std::size_t>(inner.windows[j] < window);
+    std::size_t not_above = 0;
+    for (std::size_t j = 0; j < inner_capacity; ++j) not_above += static_cast<std::size_t>(inner.windows[j] <= window);
+    return {below, std::min<std::size_t>(not_above, inner.key_count) - below};
   }
 
   void build(std::span<const code_type> sorted, const code_texts& texts) {
@@ -402,6 +414,9 @@ class string_code_tree {
       smallest[leaf] = sorted[begin];
     }
     // Inner levels bottom-up; inner_ holds them root first, so a level starts after the ones above.
+    // A node's texts lie in [its smallest, the next node's smallest), the last node's up to the
+    // largest text: its depth is the common prefix of those two.
+    const std::string_view largest = texts.text(sorted.back());
     std::size_t level_end = inner_count;
     std::size_t children_offset = 0;  // where the level below starts in its vector
     for (std::size_t level = 1; level < level_sizes.size(); ++level) {
@@ -415,11 +430,10 @@ class string_code_tree {
         inner_node& node = inner_[level_begin + i];
         node.first_child = static_cast<node_index>(children_offset + begin);
         node.key_count = static_cast<std::uint32_t>(end - begin - 1);
-        node.depth = (i == 0 || i + 1 == count)
-                         ? 0
-                         : static_cast<std::uint32_t>(std::min<std::size_t>(
-                               detail::common_prefix(texts.text(smallest[begin]), texts.text(smallest[end])),
-                               std::numeric_limits<std::uint32_t>::max()));
+        std::fill_n(node.windows, inner_capacity, unused_window);
+        const std::string_view high = i + 1 < count ? texts.text(smallest[end]) : largest;
+        node.depth = static_cast<std::uint32_t>(std::min<std::size_t>(detail::common_prefix(texts.text(smallest[begin]), high),
+                                                                      std::numeric_limits<std::uint32_t>::max()));
         for (std::size_t child = begin + 1; child < end; ++child) {
           node.codes[child - begin - 1] = smallest[child];
           node.windows[child - begin - 1] = detail::text_window(texts.text(smallest[child]), node.depth);
