@@ -16,7 +16,8 @@
 // Layout (NodeBytes a multiple of the 64-byte line; the VARCHAR Delta uses 64):
 //  - a leaf holds a count and up to leaf_capacity codes (15 per 64 bytes) in text order; each
 //    probe of its binary search reads entries[code] and then the text: two dependent misses,
-//    two suspensions in the coroutine forms;
+//    two suspensions in the coroutine forms (fetching only the lines of the text's first
+//    min(length, key length) bytes: all a comparison with the key reads);
 //  - an inner node holds, per separator, its code and an 8-byte big-endian window of its text
 //    at the node's depth, plus the node's depth, key count and first child (its children are a
 //    contiguous node group, CSB+'s single child reference); 4 separators per 64 bytes. The
@@ -30,8 +31,17 @@
 //  - Why not detail::csb_plus_tree_levels: its inner node keeps an array of copyable keys
 //    without a depth, and its storage is a move-only arena; this tree reuses its even split.
 //
-// Measured (x86-64, Clang 19 -O3, plain find, random present keys, 16-48-byte strings, 2 cores
-// shared): see varchar_fragments.hpp's header for the numbers against the sorted array of codes.
+// Measured against the sorted array of codes the Delta used before (a binary search reading
+// the slot, the entry and the text per probe), present keys in random order, 64-byte nodes
+// (128-byte ones measured no better), Clang 19 -O3, on 2 shared cores (times are noisy):
+//                                     sorted array          string_code_tree
+//   instructions per find (callgrind) d = 10^4: 792         571   (random 16-48-byte texts)
+//                                     d = 10^5: 936 / 963   617 / 632 (those / "c11/0000012345/x..")
+//   ns per find, plain                d = 10^4: 281         165
+//                                     d = 10^6: 1,890-1,960 1,040-1,200
+//   ns per find, coro, group 16       d = 10^6: 1,280-1,900 500-640 (coro_nested: 910-990)
+// The inner windows keep most comparisons above the leaf off the texts; the leaf's probes are
+// the remaining misses (two each), which the coroutine forms overlap.
 //
 // Invariants: the leaves list each code once, texts strictly increasing across the leaves in
 // storage order; all leaves at depth levels() - 1; separator j of an inner node is the code of
