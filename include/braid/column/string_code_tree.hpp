@@ -171,7 +171,7 @@ class string_code_tree {
     code_type codes[inner_capacity];        // separator j: smallest text under child j + 1
     node_index first_child;                 // children first_child .. first_child + key_count
     std::uint32_t key_count;
-    std::uint32_t depth;                    // bytes every text routed here shares
+    std::uint32_t depth;                    // bytes every present text routed here shares
   };
   struct alignas(cache_line_bytes) leaf_node {
     std::uint32_t count;
