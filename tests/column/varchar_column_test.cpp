@@ -53,8 +53,8 @@ void expect_queries(const varchar_column& c, const std::vector<value>& rows, std
   for (int i = 0; i < 6; ++i) list.push_back(random_text(random));
   std::size_t expected = 0;
   for (const value& row : rows) expected += std::find(list.begin(), list.end(), row) != list.end();
-  for (technique main : {technique::naive, technique::coro, technique::coro_nested, technique::adaptive}) {
-    for (technique delta : {technique::naive, technique::coro, technique::adaptive}) {
+  for (technique main : {technique::naive, technique::gp, technique::amac, technique::coro, technique::coro_nested, technique::adaptive}) {
+    for (technique delta : {technique::naive, technique::coro, technique::coro_nested, technique::adaptive}) {
       ASSERT_EQ(c.count_in(list, {main, delta, 3}).total(), expected) << to_string(main) << " " << to_string(delta);
     }
   }

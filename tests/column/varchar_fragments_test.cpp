@@ -2,12 +2,16 @@
 // locate / extract / get (plain, coroutine and nested, sequential and interleaved) equals the
 // plain one; Delta appends in batches (repeats within and across batches), truncates, is built
 // from a dictionary and codes; Main is built from a dictionary and codes; codes are ordered in
-// Main and in arrival order in Delta.
+// Main and in arrival order in Delta. The Delta's tree (string_code_tree) against a std::map:
+// every multi_find technique it has, with groups 1, 3, 16 and larger than the batch, across
+// appends, truncates and appends after truncates, at the tree's node-boundary sizes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <stdexcept>
 #include <random>
 #include <string>
 #include <string_view>
@@ -15,6 +19,7 @@
 
 #include "braid/column/varchar_fragments.hpp"
 #include "braid/core/scheduler.hpp"
+#include "braid/index/technique.hpp"
 
 namespace braid {
 namespace {
@@ -157,6 +162,152 @@ TEST(VarcharFragments, BuiltFromADictionaryAndCodes) {
   EXPECT_THROW(varchar_delta_fragment(arrival, {3}), std::invalid_argument);
   const std::vector<std::string_view> repeated{"x", "x"};
   EXPECT_THROW(varchar_delta_fragment(repeated, {0}), std::invalid_argument);
+}
+
+
+// ---- the Delta's CSB+-tree over codes, against a std::map of the rows' texts -------------------
+
+// Batches of rows for a Delta: repeats within and across batches, the empty string, texts of
+// several KiB, and texts sharing 8 bytes and more (the tree's window ties).
+std::vector<std::vector<std::string>> delta_batches(std::mt19937_64& random, std::size_t batches, std::size_t distinct) {
+  std::vector<std::string> pool(distinct);
+  for (std::size_t i = 0; i < distinct; ++i) {
+    switch (i % 5) {
+      case 0: pool[i] = std::to_string(i * 2654435761u % 100000); break;
+      case 1: pool[i] = "row/of/a/long/shared/prefix/" + std::to_string(i); break;
+      case 2: pool[i] = std::string(8 + i % 9, 'm') + std::to_string(i); break;  // equal first 8 bytes
+      case 3: pool[i] = std::string(70 + i * 37 % 3000, static_cast<char>('a' + i % 3)) + std::to_string(i); break;
+      default: pool[i] = i % 2 == 0 ? "" : std::string(1, static_cast<char>(i % 256)); break;
+    }
+  }
+  std::vector<std::vector<std::string>> result(batches);
+  for (auto& batch : result) {
+    batch.resize(random() % 300);
+    for (std::string& text : batch) text = pool[random() % distinct];
+  }
+  return result;
+}
+
+// Absent and present probes: every distinct text, texts just below, above and between them.
+std::vector<std::string> delta_probes(const std::map<std::string, std::uint32_t>& present) {
+  std::vector<std::string> probes = {"", std::string(1, '\0'), "~~~~", "row/of/a/long/shared/prefix/", "mmmmmmmm", std::string(5000, 'b')};
+  for (const auto& [text, code] : present) {
+    probes.push_back(text);
+    probes.push_back(text + '\0');
+    if (!text.empty()) probes.push_back(text.substr(0, text.size() - 1));
+  }
+  return probes;
+}
+
+void expect_delta_matches(const varchar_delta_fragment& delta, const std::vector<std::string>& rows) {
+  ASSERT_NO_THROW(delta.check_invariants());
+  ASSERT_EQ(delta.size(), rows.size());
+  std::map<std::string, std::uint32_t> present;
+  for (std::size_t row = 0; row < rows.size(); ++row) {
+    ASSERT_EQ(delta.get(row), rows[row]);
+    present.emplace(rows[row], delta.codes()[row]);
+  }
+  ASSERT_EQ(delta.dictionary_size(), present.size());  // codes of truncated strings are gone
+  std::vector<std::uint32_t> in_order;
+  for (const auto& [text, code] : present) in_order.push_back(code);
+  ASSERT_EQ(delta.sorted_view(), in_order);
+  const std::vector<std::string> probe_texts = delta_probes(present);
+  const std::vector<std::string_view> probes = views_of(probe_texts);
+  std::vector<std::optional<std::uint32_t>> expected(probes.size());
+  for (std::size_t i = 0; i < probes.size(); ++i) {
+    const auto at = present.find(probe_texts[i]);
+    if (at != present.end()) expected[i] = at->second;
+    ASSERT_EQ(delta.locate(probes[i]), expected[i]) << probe_texts[i];
+  }
+  for (const technique how : {technique::naive, technique::coro, technique::coro_nested, technique::adaptive}) {
+    for (const std::size_t group : {std::size_t{1}, std::size_t{3}, std::size_t{16}, probes.size() + 5}) {
+      std::vector<std::optional<std::uint32_t>> located(probes.size(), 12345u);
+      delta.multi_find(probes, located, how, group);
+      ASSERT_EQ(located, expected) << to_string(how) << " group " << group;
+    }
+  }
+}
+
+TEST(VarcharDelta, AppendsAndTruncatesAgreeWithAMapOverManySeeds) {
+  for (std::uint64_t seed = 0; seed < 30; ++seed) {
+    std::mt19937_64 random(seed);
+    const auto batches = delta_batches(random, 1 + random() % 5, 1 + random() % 400);
+    varchar_delta_fragment delta;
+    std::vector<std::string> rows;
+    expect_delta_matches(delta, rows);
+    for (const auto& batch : batches) {
+      const std::vector<std::string_view> views = views_of(batch);
+      delta.append(views);
+      rows.insert(rows.end(), batch.begin(), batch.end());
+      expect_delta_matches(delta, rows);
+    }
+    const std::size_t kept = rows.empty() ? 0 : random() % (rows.size() + 1);
+    delta.truncate(kept);
+    rows.resize(kept);
+    expect_delta_matches(delta, rows);
+    const auto more = delta_batches(random, 1, 1 + random() % 400);  // append after truncate
+    delta.append(views_of(more.front()));
+    rows.insert(rows.end(), more.front().begin(), more.front().end());
+    expect_delta_matches(delta, rows);
+  }
+}
+
+TEST(VarcharDelta, NodeBoundarySizesOfTheTree) {
+  const std::size_t leaf = varchar_delta_fragment::index_type::leaf_capacity;
+  const std::size_t fanout = varchar_delta_fragment::index_type::inner_capacity + 1;
+  for (const std::size_t distinct : {std::size_t{1}, leaf - 1, leaf, leaf + 1, fanout * leaf - 1, fanout * leaf + 1,
+                                     fanout * fanout * leaf + 1}) {
+    std::vector<std::string> rows(distinct);
+    for (std::size_t i = 0; i < distinct; ++i) rows[i] = "0000000000/" + std::to_string((i * 7919) % 100003);
+    varchar_delta_fragment delta;
+    delta.append(views_of(rows));
+    expect_delta_matches(delta, rows);
+    EXPECT_EQ(delta.index().levels(), distinct <= leaf ? 1u : distinct <= fanout * leaf ? 2u : distinct <= fanout * fanout * leaf ? 3u : 4u);
+  }
+}
+
+TEST(VarcharDelta, OneStringAndTheEmptyString) {
+  varchar_delta_fragment delta;
+  std::vector<std::string> rows = {""};
+  delta.append(views_of(rows));
+  expect_delta_matches(delta, rows);
+  rows = {"", "", "only"};
+  delta = varchar_delta_fragment();
+  delta.append(views_of(rows));
+  expect_delta_matches(delta, rows);
+  const std::vector<std::string_view> single{"x"};
+  const varchar_delta_fragment built(single, {0, 0});
+  expect_delta_matches(built, {"x", "x"});
+}
+
+TEST(VarcharDelta, ACopyOutlivesItsOriginal) {
+  std::mt19937_64 random(11);
+  const auto batches = delta_batches(random, 3, 200);
+  std::vector<std::string> rows;
+  std::optional<varchar_delta_fragment> copy;
+  {
+    varchar_delta_fragment original;
+    for (const auto& batch : batches) {
+      original.append(views_of(batch));
+      rows.insert(rows.end(), batch.begin(), batch.end());
+    }
+    copy = original;
+    original.truncate(0);
+  }
+  expect_delta_matches(*copy, rows);
+}
+
+TEST(VarcharDelta, RefusesTechniquesItLacks) {
+  varchar_delta_fragment delta;
+  const std::vector<std::string_view> rows{"a", "b"};
+  delta.append(rows);
+  std::vector<std::optional<std::uint32_t>> out(2);
+  for (const technique how : {technique::gp, technique::amac, technique::fiber, technique::imlp_dynamic}) {
+    EXPECT_THROW(delta.multi_find(rows, out, how, 4), std::invalid_argument) << to_string(how);
+  }
+  EXPECT_THROW(delta.multi_find(rows, out, technique::coro, 0), std::invalid_argument);
+  std::vector<std::optional<std::uint32_t>> short_out(1);
+  EXPECT_THROW(delta.multi_find(rows, short_out, technique::naive, 4), std::invalid_argument);
 }
 
 }  // namespace

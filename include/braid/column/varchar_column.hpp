@@ -13,8 +13,9 @@
 // get_nested and get_wrapped, their frames from its arena) returns the same text. An
 // IN-list's integers and texts longer than n match nothing. Locate techniques: Main naive,
 // gp, amac, coro, coro_nested, adaptive (string_dictionary); Delta those its fragment's
-// multi_find has (naive, coro, adaptive); any other throws std::invalid_argument. find_first
-// with the first-row maps when told index_first_rows() (column.hpp).
+// multi_find has (naive, coro, coro_nested, adaptive: string_code_tree); any other throws
+// std::invalid_argument. find_first uses the first-row maps when told index_first_rows()
+// (column.hpp).
 //
 // Complexity: as the fragments (varchar_fragments.hpp); merge O(n log d) string comparisons.
 // Not thread-safe for writers; readers may share it between writes.
