@@ -29,8 +29,8 @@
 // column's get_task as the root: one frame, the fragment's reads inline), flat (the column's
 // get_flat_into, one coro frame storing into the output). Rows carry frame_bytes: the bytes of
 // one column read in that form (frame-pool size classes; for context and wrapped the arena's
-// bytes, headers included). --pages applies to the index vectors and the integer dictionaries;
-// a VARCHAR column's dictionary is in ordinary (malloc) memory.
+// bytes, headers included). --pages applies to every large array of the table (index vectors,
+// dictionaries, the Delta's trees).
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -325,10 +325,10 @@ std::unique_ptr<column> build_varchar_column(const column_spec& spec, std::size_
   std::vector<std::string> texts(distinct);
   for (std::size_t i = 0; i < distinct; ++i) texts[i] = reconstruction_text(c, delta ? distinct - 1 - i : i);
   const std::vector<std::string_view> views(texts.begin(), texts.end());
-  if (delta) return std::make_unique<varchar_column>(spec, varchar_main_fragment(), varchar_delta_fragment(views, std::move(codes)));
+  if (delta) return std::make_unique<varchar_column>(spec, varchar_main_fragment(), varchar_delta_fragment(views, codes, pages));
   bit_packed_vector packed(codes.size(), bit_packed_vector::bits_for(distinct), pages);
   for (std::size_t r = 0; r < codes.size(); ++r) packed.set(r, codes[r]);
-  return std::make_unique<varchar_column>(spec, varchar_main_fragment(string_dictionary(views), std::move(packed)),
+  return std::make_unique<varchar_column>(spec, varchar_main_fragment(string_dictionary(views, pages), std::move(packed)),
                                           varchar_delta_fragment());
 }
 
@@ -372,6 +372,14 @@ std::int64_t frame_bytes_of(const table& t, reconstruction how) {
   return 0;
 }
 
+// The share of column 0's index vector (an int64 Main in both mixes) the kernel put on 2 MiB
+// pages: what --pages obtained (vectors under 4 MiB are malloc memory, never huge).
+double index_vector_huge_share(const column& first) {
+  const bit_packed_vector& codes = dynamic_cast<const typed_column<std::int64_t>&>(first).main().codes();
+  const double huge = static_cast<double>(braid::detail::huge_bytes_in(codes.word_of(0), codes.memory_bytes()));
+  return std::min(1.0, huge / static_cast<double>(codes.memory_bytes()));
+}
+
 void run_reconstruction(run_context& context) {
   const bool quick = context.quick();
   const std::vector<std::size_t> widths = setting_list(context, "columns", quick ? std::vector<std::size_t>{10, 100} : std::vector<std::size_t>{10, 100, 1000});
@@ -397,6 +405,7 @@ void run_reconstruction(run_context& context) {
     random_source random(context.seed() + columns);
     std::vector<std::unique_ptr<column>> built;
     for (std::size_t c = 0; c < columns; ++c) built.push_back(build_reconstruction_column(schema.columns[c], c, rows, distinct, random, pages));
+    const double huge_share = index_vector_huge_share(*built.front());
     const table t(schema, std::move(built));
     std::vector<std::size_t> probe_rows(lookups);
     for (std::size_t& r : probe_rows) r = random.below(rows);
@@ -444,6 +453,8 @@ void run_reconstruction(run_context& context) {
           .set("ns_per_op", per_row)
           .set("ns_per_column", per_row / static_cast<double>(columns))
           .set("frame_bytes", frame_bytes_of(t, parse_reconstruction(name)))
+          .set("pages", to_string(pages))
+          .set("index_vector_huge_share", huge_share)
           .set("checksum", std::to_string(m.checksum));
       if (naive_ns > 0) row.set("speedup_vs_naive", naive_ns / m.median_ns);
       context.emit(std::move(row));

@@ -108,6 +108,21 @@ TEST(ColumnReconstruction, OptionsReachTheRun) {
   EXPECT_NE(values_of(integers, "checksum"), checksums["9"]);
 }
 
+// --pages reaches the table's arrays: with 4k none of column 0's 20 MB index vector is on huge
+// pages; with 2m it is wherever the kernel grants them.
+TEST(ColumnStoreExperiments, PagesReachTheIndexVectors) {
+  if (program.empty()) GTEST_SKIP() << "this build has no braid-bench";
+  for (const std::string pages : {"4k", "2m"}) {
+    const std::vector<row> rows = run_rows("column-reconstruction", {"--size", "56MiB", "--keys", "20", "--group", "2", "--set",
+                                                                 "columns=1", "--set", "types=integer", "--technique", "naive", "--pages", pages});
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows.front().at("pages"), pages);
+    const double share = std::stod(rows.front().at("index_vector_huge_share"));
+    if (pages == "4k") EXPECT_EQ(share, 0.0);
+    if (pages == "2m") EXPECT_LE(share, 1.0);
+  }
+}
+
 TEST(ColumnStoreExperiments, RefuseBadValues) {
   if (program.empty()) GTEST_SKIP() << "this build has no braid-bench";
   const std::vector<test_support::usage_error_case> cases = {

@@ -77,6 +77,7 @@
 #include "braid/column/string_dictionary.hpp"
 #include "braid/core/coro.hpp"
 #include "braid/core/fetch.hpp"
+#include "braid/core/huge_page_allocator.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
 #include "braid/core/task.hpp"
@@ -183,7 +184,9 @@ class string_code_tree {
 
   // Bulk load over `sorted`, codes whose texts strictly increase. Throws std::invalid_argument
   // for a code out of texts' range, texts not strictly increasing, or 2^32 codes or more.
-  string_code_tree(std::span<const code_type> sorted, const code_texts& texts) {
+  // Large node arrays sit on pages of `pages` (huge_page_allocator).
+  string_code_tree(std::span<const code_type> sorted, const code_texts& texts, page_size pages = page_size::huge_2m)
+      : inner_(huge_page_allocator<inner_node>(pages)), leaves_(huge_page_allocator<leaf_node>(pages)) {
     if (sorted.size() >= std::numeric_limits<code_type>::max()) throw std::invalid_argument("string_code_tree: too many codes");
     for (std::size_t i = 0; i < sorted.size(); ++i) {
       if (sorted[i] >= texts.count) throw std::invalid_argument("string_code_tree: code " + std::to_string(sorted[i]) + " out of range");
@@ -458,8 +461,8 @@ class string_code_tree {
     size_ = n;
   }
 
-  std::vector<inner_node> inner_;  // root first, level by level, each level in text order
-  std::vector<leaf_node> leaves_;  // in text order
+  std::vector<inner_node, huge_page_allocator<inner_node>> inner_;  // root first, level by level, each level in text order
+  std::vector<leaf_node, huge_page_allocator<leaf_node>> leaves_;    // in text order
   std::size_t levels_ = 0;
   std::size_t size_ = 0;
 };

@@ -60,6 +60,7 @@
 
 #include "braid/core/coro.hpp"
 #include "braid/core/fetch.hpp"
+#include "braid/core/huge_page_allocator.hpp"
 #include "braid/core/lookup_context.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
@@ -169,8 +170,12 @@ class string_dictionary
   string_dictionary() = default;
 
   // Throws std::invalid_argument unless `sorted` is strictly ascending and has fewer than 2^32
-  // strings.
-  explicit string_dictionary(std::span<const std::string_view> sorted) {
+  // strings. Large arrays sit on pages of `pages` (huge_page_allocator).
+  explicit string_dictionary(std::span<const std::string_view> sorted, page_size pages = page_size::huge_2m)
+      : blocks_(huge_page_allocator<block>(pages)),
+        entries_(huge_page_allocator<entry>(pages)),
+        prefix_bytes_(huge_page_allocator<char>(pages)),
+        rest_bytes_(huge_page_allocator<char>(pages)) {
     if (sorted.size() >= std::size_t{UINT32_MAX}) throw std::invalid_argument("string_dictionary: too many strings for 32-bit codes");
     for (std::size_t i = 1; i < sorted.size(); ++i) {
       if (!(sorted[i - 1] < sorted[i])) {
@@ -548,10 +553,12 @@ class string_dictionary
     }
   }
 
-  std::vector<block> blocks_;
-  std::vector<entry> entries_;
-  std::vector<char> prefix_bytes_;
-  std::vector<char> rest_bytes_;
+  template <class T>
+  using array = std::vector<T, huge_page_allocator<T>>;
+  array<block> blocks_;
+  array<entry> entries_;
+  array<char> prefix_bytes_;
+  array<char> rest_bytes_;
   std::size_t text_bytes_ = 0;
 };
 

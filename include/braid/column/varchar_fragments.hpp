@@ -64,6 +64,7 @@
 #include "braid/column/string_dictionary.hpp"
 #include "braid/core/coro.hpp"
 #include "braid/core/fetch.hpp"
+#include "braid/core/huge_page_allocator.hpp"
 #include "braid/core/lookup_context.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/task.hpp"
@@ -78,10 +79,10 @@ class varchar_main_fragment : public detail::fragment_gets<varchar_main_fragment
   varchar_main_fragment() = default;
 
   // Encodes `rows` (any order, repeats allowed).
-  explicit varchar_main_fragment(std::span<const std::string_view> rows) {
+  explicit varchar_main_fragment(std::span<const std::string_view> rows, page_size pages = page_size::huge_2m) {
     const std::vector<std::string_view> sorted = string_dictionary::sorted_distinct(rows);
-    dictionary_ = string_dictionary(sorted);
-    codes_ = bit_packed_vector(rows.size(), bit_packed_vector::bits_for(sorted.size()));
+    dictionary_ = string_dictionary(sorted, pages);
+    codes_ = bit_packed_vector(rows.size(), bit_packed_vector::bits_for(sorted.size()), pages);
     for (std::size_t row = 0; row < rows.size(); ++row) {
       codes_.set(row, static_cast<code_type>(std::lower_bound(sorted.begin(), sorted.end(), rows[row]) - sorted.begin()));
     }
@@ -151,12 +152,18 @@ class varchar_delta_fragment
   static constexpr prefetch_hint default_prefetch_hint = prefetch_hint::t0;
   static constexpr const char* structure_name = "varchar_delta_fragment";
 
-  varchar_delta_fragment() { bytes_.push_back('\0'); }
+  // Large arrays (strings, entries, tree, codes) sit on pages of `pages` (huge_page_allocator).
+  varchar_delta_fragment() : varchar_delta_fragment(page_size::huge_2m) {}
+  explicit varchar_delta_fragment(page_size pages)
+      : bytes_(huge_page_allocator<char>(pages)), entries_(huge_page_allocator<entry>(pages)), codes_(huge_page_allocator<code_type>(pages)) {
+    bytes_.push_back('\0');
+  }
 
   // A Delta over `dictionary` (code i = dictionary[i], distinct) whose rows have `codes`.
   // Throws std::invalid_argument for a repeated string or a code out of range.
-  varchar_delta_fragment(std::span<const std::string_view> dictionary, std::vector<code_type> codes)
-      : varchar_delta_fragment() {
+  varchar_delta_fragment(std::span<const std::string_view> dictionary, const std::vector<code_type>& codes,
+                         page_size pages = page_size::huge_2m)
+      : varchar_delta_fragment(pages) {
     if (dictionary.size() >= std::size_t{UINT32_MAX}) throw std::invalid_argument("varchar_delta_fragment: too many strings");
     for (const std::string_view text : dictionary) add_string(text);
     const std::vector<code_type> sorted = sorted_codes(0, entries_.size());
@@ -166,8 +173,8 @@ class varchar_delta_fragment
     for (const code_type code : codes) {
       if (code >= entries_.size()) throw std::invalid_argument("varchar_delta_fragment: code " + std::to_string(code) + " out of range");
     }
-    index_ = index_type(sorted, texts());
-    codes_ = std::move(codes);
+    index_ = index_type(sorted, texts(), pages);
+    codes_.assign(codes.begin(), codes.end());
   }
 
   // Appends `rows`. Strings already present are located through the tree; the batch's new
@@ -191,7 +198,7 @@ class varchar_delta_fragment
     return bytes_.capacity() + entries_.capacity() * sizeof(entry) + index_.memory_bytes() + codes_.capacity() * sizeof(code_type);
   }
 
-  void clear() { *this = varchar_delta_fragment(); }
+  void clear() { *this = varchar_delta_fragment(pages()); }
 
   // Drops rows [rows, size()) and the strings only they used (codes are in arrival order, so
   // those are the last ones); the tree is rebuilt over the codes kept. Precondition:
@@ -202,7 +209,7 @@ class varchar_delta_fragment
     if (used < entries_.size()) {
       std::vector<code_type> kept = index_.sorted_codes();
       std::erase_if(kept, [used](code_type code) { return code >= used; });
-      index_type index(kept, texts());
+      index_type index(kept, texts(), pages());
       bytes_.resize(entries_[used].rest_offset + 1);  // the padding byte after the last string kept
       bytes_.back() = '\0';
       entries_.resize(used);
@@ -320,13 +327,17 @@ class varchar_delta_fragment
     std::vector<code_type> merged(old_sorted.size() + added.size());
     std::merge(old_sorted.begin(), old_sorted.end(), added.begin(), added.end(), merged.begin(),
                [this](code_type a, code_type b) { return text(a) < text(b); });
-    index_ = index_type(merged, texts());
+    index_ = index_type(merged, texts(), pages());
   }
 
-  std::vector<char> bytes_;     // the strings in arrival order, then one padding byte
-  std::vector<entry> entries_;  // code -> {offset, length} in bytes_
-  index_type index_;            // every code once, in increasing order of its string
-  std::vector<code_type> codes_;  // row -> code
+  [[nodiscard]] page_size pages() const noexcept { return codes_.get_allocator().pages(); }
+
+  template <class T>
+  using array = std::vector<T, huge_page_allocator<T>>;
+  array<char> bytes_;     // the strings in arrival order, then one padding byte
+  array<entry> entries_;  // code -> {offset, length} in bytes_
+  index_type index_;      // every code once, in increasing order of its string
+  array<code_type> codes_;  // row -> code
 };
 
 }  // namespace braid
