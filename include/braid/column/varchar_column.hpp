@@ -117,12 +117,12 @@ class varchar_column final : public detail::fragmented_column<varchar_main_fragm
     }
     return texts;
   }
-  [[nodiscard]] std::vector<std::uint64_t> locate_main(std::span<const std::string_view> texts, technique how,
+  [[nodiscard]] code_bitmap locate_main(std::span<const std::string_view> texts, technique how,
                                                        std::size_t group) const {
     return detail::located_bitmap<std::uint32_t>(texts.size(), main_.dictionary_size(),
                                                  [&](auto located) { main_.dictionary().multi_find(texts, located, how, group); });
   }
-  [[nodiscard]] std::vector<std::uint64_t> locate_delta(std::span<const std::string_view> texts, technique how,
+  [[nodiscard]] code_bitmap locate_delta(std::span<const std::string_view> texts, technique how,
                                                         std::size_t group) const {
     return detail::located_bitmap<std::uint32_t>(texts.size(), delta_.dictionary_size(),
                                                  [&](auto located) { delta_.multi_find(texts, located, how, group); });
