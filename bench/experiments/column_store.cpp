@@ -103,8 +103,8 @@ std::vector<std::size_t> setting_list(const run_context& context, const std::str
 
 constexpr unsigned reconstruction_varchar_length = 50;
 
-// Text n of varchar column c (both experiments), increasing with n: the column's name, n in ten digits (blocks of
-// 16 neighbours share about 12 bytes of prefix), then a tail of 0 to 23 bytes.
+// Text n of varchar column c (both experiments), increasing with n: the column's name, n in
+// ten digits (blocks of 16 neighbours share about 12 bytes of prefix), then 0 to 23 bytes.
 std::string reconstruction_text(std::size_t c, std::size_t n) {
   std::string digits = std::to_string(n);
   digits.insert(0, 10 - std::min<std::size_t>(digits.size(), 10), '0');
