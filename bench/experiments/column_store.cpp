@@ -1,18 +1,25 @@
 // The column store of the interleaving thesis (§4.3): two experiments on braid's column layer.
 //
 // column-in-predicate (thesis Fig. 4.12): SELECT COUNT(*) FROM t WHERE c IN (list) over one
-// int64 column, on its Main fragment (sorted dictionary, bit-packed index vector) and on its
-// Delta fragment (unsorted dictionary under a CSB+-tree over codes). --size is the dictionary's
-// bytes (d = size / 8 values: Main 2i in order, Delta the same values shuffled), --keys the
-// rows (codes uniform over the dictionary), --set list=N the IN-list (default 10000 values over
-// twice the dictionary's range: about half present). Per fragment, technique and group, two
-// phases: `locate` (the list's bulk index join: the codes, into a buffer reused across passes)
-// and `query` (locate, the bitmap of codes over the dictionary, and the scan of the index
-// vector against it). Main runs naive, gp, amac, coro, coro_nested (a task per probe) and
-// fiber; Delta naive, coro, coro_nested (a task per node and per probe) and fiber (its tree has
-// no gp / amac form; the thesis interleaves it with coroutines). Rows carry frame_bytes, the
-// frame-pool bytes of one locate (coro: its frame; coro_nested: the peak of its chain; 0 for
-// naive, gp and amac; none for fiber, whose stack is not a frame).
+// column, on its Main fragment (sorted dictionary, bit-packed index vector) and on its Delta
+// fragment (unsorted dictionary in arrival order under a CSB+-tree over codes). --set type:
+// int64 (the default) or varchar. --size is the dictionary's bytes: int64 d = size / 8 values,
+// Main 2i in order; varchar(50) d = size / 41 texts (a text counted as its 16-byte entry
+// {offset, length} and its text, 25 bytes on average; Main's front coding stores less), text i
+// "c0/" + 2i in ten digits + "/" + a tail of 0 to 22 'x' (reconstruction_text below: blocks
+// of 16 neighbours share about 12 bytes), Main a front-coded string_dictionary; Delta the same
+// values shuffled. --keys the rows (codes uniform over the dictionary; Main and Delta hold the
+// same rows), --set list=N the IN-list (default 10000 values drawn from the seed over twice
+// the dictionary's range: int64 values below 2d, texts of 2i or 2i + 1, about half present).
+// Per fragment, technique and group, two phases: `locate` (the list's bulk index join: the
+// codes, into a buffer reused across passes, through the fragment's multi_find) and `query`
+// (locate, the bitmap of codes over the dictionary, and the scan of the index vector against
+// it). Main runs naive, gp, amac, coro, coro_nested (a task per probe) and, for int64, fiber;
+// Delta naive, coro, coro_nested (a task per node and per probe) and, for int64, fiber (its
+// trees have no gp / amac form; the thesis interleaves them with coroutines; the string
+// structures have no fiber form). A technique a type lacks is skipped. Rows carry type and
+// frame_bytes, the frame-pool bytes of one locate (coro: its frame; coro_nested: the peak of
+// its chain; 0 for naive, gp and amac; none for fiber, whose stack is not a frame).
 //
 // column-reconstruction (thesis Fig. 4.17 / 4.18): SELECT * FROM t WHERE key = x, the tuple
 // reconstruction: for random rows, every column's value, interleaved across columns. Columns
@@ -35,8 +42,11 @@
 #include <cstdint>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <random>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "braid/column/table.hpp"
@@ -91,69 +101,149 @@ std::vector<std::size_t> setting_list(const run_context& context, const std::str
   return values;
 }
 
+constexpr unsigned reconstruction_varchar_length = 50;
+
+// Text n of varchar column c (both experiments), increasing with n: the column's name, n in
+// ten digits (blocks of 16 neighbours share about 12 bytes of prefix), then 0 to 23 bytes.
+std::string reconstruction_text(std::size_t c, std::size_t n) {
+  std::string digits = std::to_string(n);
+  digits.insert(0, 10 - std::min<std::size_t>(digits.size(), 10), '0');
+  return "c" + std::to_string(c) + "/" + digits + "/" + std::string(n * 7919 % 24, 'x');
+}
+
 // ---- column-in-predicate ----------------------------------------------------------------------
 
 const std::vector<std::string> main_techniques = {"naive", "gp", "amac", "coro", "coro_nested", "fiber"};
 const std::vector<std::string> delta_techniques = {"naive", "coro", "coro_nested", "fiber"};
+// string_dictionary and string_code_tree have no fiber form, string_code_tree no gp / amac.
+const std::vector<std::string> varchar_main_techniques = {"naive", "gp", "amac", "coro", "coro_nested"};
+const std::vector<std::string> varchar_delta_techniques = {"naive", "coro", "coro_nested"};
 
+// A VARCHAR text's bytes in --size: its 16-byte entry {offset, length} and its text, 25 bytes
+// on average (dictionary text i is reconstruction_text(0, 2i): 14 bytes, then a tail of an
+// even length 0..22).
+constexpr std::size_t varchar_text_bytes = 41;
+
+template <class Column, class ListValue>
 struct in_data {
-  std::unique_ptr<column_type_t> main;   // the rows in Main only
-  std::unique_ptr<column_type_t> delta;  // the same rows in Delta only
-  std::vector<key_type> list;
+  std::unique_ptr<Column> main;   // the rows in Main only
+  std::unique_ptr<Column> delta;  // the same rows in Delta only (none if not measured)
+  std::vector<ListValue> list;
 };
 
-in_data build_in_data(run_context& context, std::size_t dictionary_bytes, std::size_t rows, std::size_t list_size,
-                      page_size pages, bool want_delta) {
-  const std::size_t d = std::max<std::size_t>(dictionary_bytes / sizeof(key_type), 1);
-  if (d >= std::size_t{UINT32_MAX}) throw usage_error("--size: a dictionary of 2^32 values or more");
-  context.require_memory(dictionary_bytes * (want_delta ? 6 : 1) + rows * 5 + list_size * 8, "column-in-predicate at this size");
+// The rows of both fragments over d sorted values: codes uniform, in Main bit-packed; the
+// Delta's values arrive shuffled (arrival[p]: the sorted position of the p-th to arrive) and
+// its row codes are arrival positions, so both fragments hold the same rows.
+struct in_rows {
+  bit_packed_vector main_codes;
+  std::vector<std::uint32_t> arrival;      // empty without a Delta
+  std::vector<std::uint32_t> delta_codes;  // empty without a Delta
+};
+
+in_rows build_in_rows(run_context& context, random_source& random, std::size_t d, std::size_t rows, page_size pages,
+                      bool want_delta) {
   context.progress("building a column of " + std::to_string(rows) + " rows over " + std::to_string(d) + " values");
-  random_source random(context.seed());
-  const column_spec spec{"c", column_type::int64};
-  bit_packed_vector packed(rows, bit_packed_vector::bits_for(d), pages);
-  std::vector<std::uint32_t> codes(want_delta ? rows : 0);
+  in_rows built{bit_packed_vector(rows, bit_packed_vector::bits_for(d), pages), {}, std::vector<std::uint32_t>(want_delta ? rows : 0)};
   for (std::size_t r = 0; r < rows; ++r) {
     const auto code = static_cast<std::uint32_t>(random.below(d));
-    packed.set(r, code);
-    if (want_delta) codes[r] = code;
+    built.main_codes.set(r, code);
+    if (want_delta) built.delta_codes[r] = code;
   }
-  in_data data;
-  auto dictionary = sorted_array<key_type>::from_sorted(d, [](std::size_t i) { return static_cast<key_type>(2 * i); }, pages);
-  data.main = std::make_unique<column_type_t>(spec, main_fragment<key_type>(std::move(dictionary), std::move(packed)),
-                                              delta_fragment<key_type>());
+  if (!want_delta) return built;
+  built.arrival.resize(d);
+  std::iota(built.arrival.begin(), built.arrival.end(), std::uint32_t{0});
+  std::shuffle(built.arrival.begin(), built.arrival.end(), std::mt19937_64(context.seed() + 1));
+  std::vector<std::uint32_t> position_of(d);
+  for (std::size_t p = 0; p < d; ++p) position_of[built.arrival[p]] = static_cast<std::uint32_t>(p);
+  for (std::uint32_t& code : built.delta_codes) code = position_of[code];
+  return built;
+}
+
+std::size_t in_dictionary_values(std::size_t dictionary_bytes, std::size_t value_bytes) {
+  const std::size_t d = std::max<std::size_t>(dictionary_bytes / value_bytes, 1);
+  if (d >= std::size_t{UINT32_MAX}) throw usage_error("--size: a dictionary of 2^32 values or more");
+  return d;
+}
+
+// int64: the values 2i, i < d; the list uniform over [0, 2d).
+in_data<column_type_t, key_type> build_int64_data(run_context& context, std::size_t dictionary_bytes, std::size_t rows,
+                                                  std::size_t list_size, page_size pages, bool want_delta) {
+  const std::size_t d = in_dictionary_values(dictionary_bytes, sizeof(key_type));
+  context.require_memory(dictionary_bytes * (want_delta ? 6 : 1) + rows * 5 + list_size * 8, "column-in-predicate at this size");
+  random_source random(context.seed());
+  in_rows built = build_in_rows(context, random, d, rows, pages, want_delta);
+  const column_spec spec{"c", column_type::int64};
+  const auto value_at = [](std::size_t i) { return static_cast<key_type>(2 * i); };
+  in_data<column_type_t, key_type> data;
+  data.main = std::make_unique<column_type_t>(
+      spec, main_fragment<key_type>(sorted_array<key_type>::from_sorted(d, value_at, pages), std::move(built.main_codes)),
+      delta_fragment<key_type>());
   if (want_delta) {
-    // Arrival order: the values shuffled; row codes are positions in that order.
     std::vector<key_type> arrival(d);
-    for (std::size_t i = 0; i < d; ++i) arrival[i] = static_cast<key_type>(2 * i);
-    std::shuffle(arrival.begin(), arrival.end(), std::mt19937_64(context.seed() + 1));
-    // The same rows as Main's: row r holds 2 * codes[r], whose Delta code is its arrival position.
-    std::vector<std::uint32_t> position_of(d);
-    for (std::size_t i = 0; i < d; ++i) position_of[static_cast<std::size_t>(arrival[i] / 2)] = static_cast<std::uint32_t>(i);
-    for (std::uint32_t& code : codes) code = position_of[code];
+    for (std::size_t p = 0; p < d; ++p) arrival[p] = value_at(built.arrival[p]);
     data.delta = std::make_unique<column_type_t>(spec, main_fragment<key_type>(),
-                                                 delta_fragment<key_type>(arrival, std::move(codes), pages));
+                                                 delta_fragment<key_type>(arrival, std::move(built.delta_codes), pages));
   }
   data.list.resize(list_size);
   for (key_type& v : data.list) v = static_cast<key_type>(random.below(2 * d));
   return data;
 }
 
-// Frame-pool bytes of one locate in `dictionary` (sorted_array or csb_plus_tree_over_codes) by
-// the coroutine techniques, whose frames hold the lookup's state (nested: the peak of the chain).
+// varchar(50): the texts reconstruction_text(0, 2i), i < d; the list reconstruction_text(0, n)
+// for n uniform over [0, 2d) (an odd n's text is absent and sorts between present ones).
+in_data<varchar_column, std::string> build_varchar_data(run_context& context, std::size_t dictionary_bytes, std::size_t rows,
+                                                        std::size_t list_size, page_size pages, bool want_delta) {
+  const std::size_t d = in_dictionary_values(dictionary_bytes, varchar_text_bytes);
+  context.require_memory(dictionary_bytes * (want_delta ? 5 : 3) + rows * 9 + list_size * 64, "column-in-predicate at this size");
+  random_source random(context.seed());
+  in_rows built = build_in_rows(context, random, d, rows, pages, want_delta);
+  std::string bytes;  // the texts back to back (viewed once complete)
+  std::vector<std::size_t> starts{0};
+  for (std::size_t i = 0; i < d; ++i) starts.push_back((bytes += reconstruction_text(0, 2 * i)).size());
+  std::vector<std::string_view> sorted(d);
+  for (std::size_t i = 0; i < d; ++i) sorted[i] = std::string_view(bytes).substr(starts[i], starts[i + 1] - starts[i]);
+  const column_spec spec{"c", column_type::varchar, 0, 0, reconstruction_varchar_length};
+  in_data<varchar_column, std::string> data;
+  data.main = std::make_unique<varchar_column>(
+      spec, varchar_main_fragment(string_dictionary(sorted, pages), std::move(built.main_codes)), varchar_delta_fragment());
+  if (want_delta) {
+    std::vector<std::string_view> arrival(d);
+    for (std::size_t p = 0; p < d; ++p) arrival[p] = sorted[built.arrival[p]];
+    data.delta = std::make_unique<varchar_column>(spec, varchar_main_fragment(),
+                                                  varchar_delta_fragment(arrival, built.delta_codes, pages));
+  }
+  data.list.resize(list_size);
+  for (std::string& text : data.list) text = reconstruction_text(0, random.below(2 * d));
+  return data;
+}
+
+// What a fragment's locate runs on (multi_find, lookup, lookup_nested).
+const auto& delta_index(const column_type_t& c) { return c.delta().index(); }
+const varchar_delta_fragment& delta_index(const varchar_column& c) { return c.delta(); }
+
+// Frame-pool bytes of one locate through `index` by the coroutine techniques, whose frames
+// hold the lookup's state (nested: the peak of the chain).
 struct locate_frames {
   std::int64_t coro = 0;
   std::int64_t coro_nested = 0;
 };
-template <class Dictionary>
-locate_frames frames_of_locate(const Dictionary& dictionary, key_type key) {
-  return {static_cast<std::int64_t>(ordered::pool_bytes_per_operation([&] { return dictionary.template lookup<interleaved>(key); })),
-          static_cast<std::int64_t>(
-              ordered::pool_bytes_per_operation([&] { return dictionary.template lookup_nested<interleaved>(key); }))};
+template <class Index, class Key>
+locate_frames frames_of_locate(const Index& index, const Key& key) {
+  return {static_cast<std::int64_t>(ordered::pool_bytes_per_operation([&] { return index.template lookup<interleaved>(key); })),
+          static_cast<std::int64_t>(ordered::pool_bytes_per_operation([&] { return index.template lookup_nested<interleaved>(key); }))};
 }
 
-void emit_in_rows(run_context& context, const std::string& fragment, const std::string& phase, std::size_t dictionary_bytes,
-                  std::size_t rows, std::size_t list_size, const locate_frames& frames,
-                  const std::vector<measurement>& measured) {
+struct in_settings {
+  std::string type;
+  std::vector<std::size_t> groups;
+  unsigned repetitions = 0;
+  std::size_t dictionary_bytes = 0;
+  std::size_t rows = 0;
+  std::size_t list_size = 0;
+};
+
+void emit_in_rows(run_context& context, const in_settings& s, const std::string& fragment, const std::string& phase,
+                  const locate_frames& frames, const std::vector<measurement>& measured) {
   double naive_ns = 0;
   for (const measurement& m : measured) {
     if (m.name == "naive") naive_ns = m.median_ns;
@@ -162,17 +252,18 @@ void emit_in_rows(run_context& context, const std::string& fragment, const std::
     const auto at = m.name.find('@');
     const std::string technique_name = m.name.substr(0, at);
     const std::int64_t group = at == std::string::npos ? 1 : std::stoll(m.name.substr(at + 1));
-    const double per_value = m.median_ns / static_cast<double>(list_size);
+    const double per_value = m.median_ns / static_cast<double>(s.list_size);
     result_row row;
     row.set("structure", "column-" + fragment)
+        .set("type", s.type)
         .set("phase", phase)
         .set("technique", technique_name)
         .set("pass", m.name)
         .set("group", group)
-        .set("size_bytes", static_cast<std::int64_t>(dictionary_bytes))
-        .set("rows", static_cast<std::int64_t>(rows))
-        .set("list_values", static_cast<std::int64_t>(list_size))
-        .set("ops", static_cast<std::int64_t>(list_size))
+        .set("size_bytes", static_cast<std::int64_t>(s.dictionary_bytes))
+        .set("rows", static_cast<std::int64_t>(s.rows))
+        .set("list_values", static_cast<std::int64_t>(s.list_size))
+        .set("ops", static_cast<std::int64_t>(s.list_size))
         .set("ns_per_op", per_value)
         .set("query_ms", m.median_ns / 1e6)
         .set("checksum", std::to_string(m.checksum));
@@ -184,34 +275,6 @@ void emit_in_rows(run_context& context, const std::string& fragment, const std::
   }
 }
 
-// `locate_codes(how, group)` runs the locate phase alone (the list's codes into a buffer made
-// once: the phase the thesis interleaves) and returns its checksum; `query(how, group)` runs
-// the whole query (locate, the bitmap over the dictionary, the scan) and returns the count.
-template <class LocateCodes, class Query>
-void measure_in_fragment(run_context& context, const std::string& fragment, const std::vector<std::string>& names,
-                         const std::vector<std::size_t>& groups, unsigned repetitions, LocateCodes locate_codes, Query query,
-                         std::size_t dictionary_bytes, std::size_t rows, std::size_t list_size, const locate_frames& frames) {
-  for (const std::string phase : {"locate", "query"}) {
-    std::vector<technique_run> runs;
-    for (const std::string& name : names) {
-      if (!context.selected(name)) continue;
-      const technique how = parse_technique(name);
-      const std::vector<std::size_t> its_groups = how == technique::naive ? std::vector<std::size_t>{1} : groups;
-      for (std::size_t group : its_groups) {
-        const std::string label = how == technique::naive ? name : name + "@" + std::to_string(group);
-        runs.push_back({label, [=, &locate_codes, &query] {
-                          return phase == "locate" ? locate_codes(how, group) : static_cast<std::uint64_t>(query(how, group));
-                        }});
-      }
-    }
-    if (runs.empty()) continue;
-    context.progress("measuring the " + phase + " phase on " + fragment);
-    const std::vector<measurement> measured = measure_interleaved(runs, repetitions, &context);
-    require_same_checksums(measured, "column-in-predicate " + fragment + " " + phase);
-    emit_in_rows(context, fragment, phase, dictionary_bytes, rows, list_size, frames, measured);
-  }
-}
-
 template <class Code>
 std::uint64_t fold_codes(std::span<const std::optional<Code>> codes) {
   std::uint64_t sum = 0;
@@ -219,46 +282,74 @@ std::uint64_t fold_codes(std::span<const std::optional<Code>> codes) {
   return sum;
 }
 
+// One fragment of column `c`, its locate through `index` (Code: the codes it returns). Two
+// phases: `locate` alone (the list's codes into a buffer made once: the phase the thesis
+// interleaves; checksum their fold) and `query` (locate, the bitmap of codes over the
+// dictionary, the scan of the index vector; checksum the count).
+template <class Code, class Column, class Index, class Key>
+void measure_in_fragment(run_context& context, const in_settings& s, const std::string& fragment, const std::vector<std::string>& names,
+                         const Column& c, const Index& index, std::span<const Key> keys) {
+  std::vector<std::optional<Code>> codes(keys.size());
+  const auto locate_codes = [&](technique how, std::size_t group) {
+    index.multi_find(keys, std::span<std::optional<Code>>(codes), how, group);
+    return fold_codes<Code>(codes);
+  };
+  const auto query = [&](technique how, std::size_t group) -> std::uint64_t {
+    return fragment == "main" ? c.scan_main(c.locate_main(keys, how, group)) : c.scan_delta(c.locate_delta(keys, how, group));
+  };
+  const locate_frames frames = frames_of_locate(index, keys.empty() ? Key{} : keys.front());
+  for (const std::string phase : {"locate", "query"}) {
+    std::vector<technique_run> runs;
+    for (const std::string& name : names) {
+      if (!context.selected(name)) continue;
+      const technique how = parse_technique(name);
+      const std::vector<std::size_t> its_groups = how == technique::naive ? std::vector<std::size_t>{1} : s.groups;
+      for (std::size_t group : its_groups) {
+        const std::string label = how == technique::naive ? name : name + "@" + std::to_string(group);
+        runs.push_back({label, [=, &locate_codes, &query] { return phase == "locate" ? locate_codes(how, group) : query(how, group); }});
+      }
+    }
+    if (runs.empty()) continue;
+    context.progress("measuring the " + phase + " phase on " + fragment);
+    const std::vector<measurement> measured = measure_interleaved(runs, s.repetitions, &context);
+    require_same_checksums(measured, "column-in-predicate " + fragment + " " + phase);
+    emit_in_rows(context, s, fragment, phase, frames, measured);
+  }
+}
+
+template <class MainCode, class Column, class ListValue, class Key>
+void measure_in_column(run_context& context, const in_settings& s, const std::string& fragment, const in_data<Column, ListValue>& data,
+                       std::span<const Key> keys, const std::vector<std::string>& main_names, const std::vector<std::string>& delta_names) {
+  if (fragment != "delta") measure_in_fragment<MainCode>(context, s, "main", main_names, *data.main, data.main->main().dictionary(), keys);
+  if (fragment != "main") measure_in_fragment<std::uint32_t>(context, s, "delta", delta_names, *data.delta, delta_index(*data.delta), keys);
+}
+
 void run_in_predicate(run_context& context) {
   const bool quick = context.quick();
+  in_settings s;
+  s.type = context.setting("type").value_or("int64");
+  if (s.type != "int64" && s.type != "varchar") throw usage_error("--set type=" + s.type + ": expected int64 or varchar");
   const std::vector<std::size_t> sizes = context.sizes_or({std::size_t{1} << 20, quick ? std::size_t{16} << 20 : dram_resident_bytes()});
-  const std::vector<std::size_t> groups = context.groups_or(quick ? std::vector<std::size_t>{8} : std::vector<std::size_t>{8, 16, 32});
-  const std::size_t rows = context.keys_or(quick ? 1'000'000 : 100'000'000);
-  const std::size_t list_size = setting_number(context, "list", 10'000);
-  const unsigned repetitions = context.repetitions_or(quick ? 2 : 5);
+  s.groups = context.groups_or(quick ? std::vector<std::size_t>{8} : std::vector<std::size_t>{8, 16, 32});
+  s.rows = context.keys_or(quick ? 1'000'000 : 100'000'000);
+  s.list_size = setting_number(context, "list", 10'000);
+  s.repetitions = context.repetitions_or(quick ? 2 : 5);
   const auto fragment = context.setting("fragment").value_or("both");
   if (fragment != "main" && fragment != "delta" && fragment != "both") {
     throw usage_error("--set fragment=" + fragment + ": expected main, delta or both");
   }
   const page_size pages = context.pages_or(page_size::huge_2m);
   for (std::size_t index = 0; index < sizes.size(); ++index) {
-    const std::size_t size = sizes[index];
-    context.configuration(index, sizes.size(), format_bytes(size));
-    const in_data data = build_in_data(context, size, rows, list_size, pages, fragment != "main");
-    const std::vector<key_type> keys = data.list;
-    if (fragment != "delta") {
-      const column_type_t& c = *data.main;
-      std::vector<std::optional<std::size_t>> codes(keys.size());
-      measure_in_fragment(
-          context, "main", main_techniques, groups, repetitions,
-          [&c, &keys, &codes](technique how, std::size_t group) {
-            c.locate_main_codes(keys, codes, how, group);
-            return fold_codes<std::size_t>(codes);
-          },
-          [&c, &keys](technique how, std::size_t group) { return c.scan_main(c.locate_main(keys, how, group)); }, size, rows,
-          list_size, frames_of_locate(c.main().dictionary(), keys.empty() ? 0 : keys.front()));
-    }
-    if (fragment != "main") {
-      const column_type_t& c = *data.delta;
-      std::vector<std::optional<std::uint32_t>> codes(keys.size());
-      measure_in_fragment(
-          context, "delta", delta_techniques, groups, repetitions,
-          [&c, &keys, &codes](technique how, std::size_t group) {
-            c.locate_delta_codes(keys, codes, how, group);
-            return fold_codes<std::uint32_t>(codes);
-          },
-          [&c, &keys](technique how, std::size_t group) { return c.scan_delta(c.locate_delta(keys, how, group)); }, size,
-          rows, list_size, frames_of_locate(c.delta().index(), keys.empty() ? 0 : keys.front()));
+    s.dictionary_bytes = sizes[index];
+    context.configuration(index, sizes.size(), format_bytes(s.dictionary_bytes));
+    if (s.type == "int64") {
+      const auto data = build_int64_data(context, s.dictionary_bytes, s.rows, s.list_size, pages, fragment != "main");
+      measure_in_column<std::size_t>(context, s, fragment, data, std::span<const key_type>(data.list), main_techniques, delta_techniques);
+    } else {
+      const auto data = build_varchar_data(context, s.dictionary_bytes, s.rows, s.list_size, pages, fragment != "main");
+      const std::vector<std::string_view> keys(data.list.begin(), data.list.end());
+      measure_in_column<std::uint32_t>(context, s, fragment, data, std::span<const std::string_view>(keys), varchar_main_techniques,
+                                       varchar_delta_techniques);
     }
   }
 }
@@ -266,11 +357,12 @@ void run_in_predicate(run_context& context) {
 const registration in_predicate_experiment{experiment{
     .name = "column-in-predicate",
     .reproduces = "interleaving thesis (Psaropoulos 2019) Fig. 4.12, IN-predicate on Main and Delta",
-    .summary = "SELECT COUNT(*) WHERE c IN (10K values): locate (naive, gp, amac, coro, coro_nested, fiber) and query, Main and Delta",
+    .summary = "SELECT COUNT(*) WHERE c IN (10K values), c int64 or varchar: locate (naive, gp, amac, coro, coro_nested, fiber) and query, Main and Delta",
     .techniques = main_techniques,
     .accepted = accepts_size | accepts_keys | accepts_group | accepts_technique | accepts_pages,
     .settings = {{"list", "N", "values in the IN-list (default 10000)"},
-                 {"fragment", "main | delta | both", "the fragments measured (default both)"}},
+                 {"fragment", "main | delta | both", "the fragments measured (default both)"},
+                 {"type", "int64 | varchar", "the column's type (default int64); varchar has no fiber locate, and no gp / amac on Delta"}},
     .run = run_in_predicate,
 }};
 
@@ -288,8 +380,6 @@ table_types parse_table_types(const run_context& context) {
   if (given == "mixed") return table_types::mixed;
   throw usage_error("--set types=" + given + ": expected integer or mixed");
 }
-
-constexpr unsigned reconstruction_varchar_length = 50;
 
 column_spec reconstruction_spec(std::size_t c, table_types types) {
   column_spec spec{"c" + std::to_string(c), column_type::int64};
@@ -311,14 +401,6 @@ column_spec reconstruction_spec(std::size_t c, table_types types) {
 // length} and its text (14 to 40 bytes; in Main about 12 of them are a block's shared prefix,
 // stored once per 16 entries), about 40 bytes: 24 bytes per row against 8.
 std::size_t reconstruction_row_bytes(const column_spec& spec) { return spec.type == column_type::varchar ? 24 : 8; }
-
-// Text i of varchar column c, increasing with i: the column's name, i in ten digits (blocks of
-// 16 neighbours share about 12 bytes of prefix), then a tail of 0 to 23 bytes.
-std::string reconstruction_text(std::size_t c, std::size_t i) {
-  std::string digits = std::to_string(i);
-  digits.insert(0, 10 - std::min<std::size_t>(digits.size(), 10), '0');
-  return "c" + std::to_string(c) + "/" + digits + "/" + std::string(i * 7919 % 24, 'x');
-}
 
 std::unique_ptr<column> build_varchar_column(const column_spec& spec, std::size_t c, bool delta, std::vector<std::uint32_t> codes,
                                              std::size_t distinct, page_size pages) {
