@@ -28,14 +28,16 @@ pc_dir=$(dirname "$(find "$prefix" -name braid.pc | head -n 1)")
 "$compiler" examples/lookup_once.cpp $(PKG_CONFIG_PATH=$pc_dir pkg-config --cflags --libs braid) -o "$work/lookup_once"
 "$work/lookup_once" >/dev/null
 
-# (3) every header on its own
-count=0
-while read -r header; do
-  echo "#include <$header>" |
-    "$compiler" -std=c++20 -fsyntax-only -Wall -Wextra -Wpedantic -Werror -I "$prefix/include" -x c++ - ||
-    { echo "test-install: $header does not compile on its own" >&2; exit 1; }
-  count=$((count + 1))
-done < <(cd "$prefix/include" && find braid -name '*.hpp' | sort)
+# (3) every header on its own, $jobs at a time
+check_header() {
+  echo "#include <$1>" | "$compiler" -std=c++20 -fsyntax-only -Wall -Wextra -Wpedantic -Werror -I "$prefix/include" -x c++ - ||
+    { echo "test-install: $1 does not compile on its own" >&2; exit 1; }
+}
+export -f check_header
+export compiler prefix
+headers=$(cd "$prefix/include" && find braid -name '*.hpp' | sort)
+count=$(wc -l <<<"$headers")
+xargs -P "$jobs" -I{} bash -c 'check_header "$1"' _ {} <<<"$headers"
 
 # (4) add_subdirectory: braid builds only its library, and a parent's code that braid's
 # -Wextra -Werror would refuse (an unused parameter) still builds.
