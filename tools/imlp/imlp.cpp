@@ -826,14 +826,28 @@ class emitter {
     line(out, 1, std::string("static void super_step_") + (hybrid ? "hybrid" : "static") +
                      "(Slots& imlp_slots, std::size_t active, const shared_args& imlp_shared,");
     line(out, 6, "Done&& done) {");
+    // A stage's loop runs only when some context entered the round in it (a bit per state of
+    // `present`; the finished state is one past the named ones, so at most 63 named states).
+    const bool masked = state_names_.size() < 64;
     line(out, 2, "state entered[Slots::width];");
-    line(out, 2, "for (std::size_t i = 0; i < active; ++i) entered[i] = imlp_slots.at(i);");
+    if (masked) {
+      line(out, 2, "std::uint64_t present = 0;  // bit s: a context entered this round in state s");
+      line(out, 2, "for (std::size_t i = 0; i < active; ++i) {");
+      line(out, 3, "entered[i] = imlp_slots.at(i);");
+      line(out, 3, "present |= std::uint64_t{1} << static_cast<unsigned>(entered[i]);");
+      line(out, 2, "}");
+    } else {
+      line(out, 2, "for (std::size_t i = 0; i < active; ++i) entered[i] = imlp_slots.at(i);");
+    }
     for (std::size_t s = 0; s < state_names_.size(); ++s) {
       if (hybrid && !state_static_[s]) continue;
       line(out, 2, "// stage " + state_names_[s]);
-      line(out, 2, "for (std::size_t i = 0; i < active; ++i) {");
-      line(out, 3, "if (entered[i] == " + state_ref(s) + " && step_at<" + state_ref(s) + ">(imlp_slots, i, imlp_shared)) done(i);");
-      line(out, 2, "}");
+      const int d = masked ? 3 : 2;
+      if (masked) line(out, 2, "if ((present >> static_cast<unsigned>(" + state_ref(s) + ")) & 1) {");
+      line(out, d, "for (std::size_t i = 0; i < active; ++i) {");
+      line(out, d + 1, "if (entered[i] == " + state_ref(s) + " && step_at<" + state_ref(s) + ">(imlp_slots, i, imlp_shared)) done(i);");
+      line(out, d, "}");
+      if (masked) line(out, 2, "}");
     }
     if (hybrid) {
       line(out, 2, "// the dynamic stages, dispatched by the switch");
@@ -900,7 +914,7 @@ class emitter {
       out << "//\n";
       for (std::string l; std::getline(doc, l);) out << "// " << l << '\n';
     }
-    out << "#pragma once\n\n#include <cstddef>\n#include <utility>\n\n#include \"braid/core/prefetch.hpp\"\n";
+    out << "#pragma once\n\n#include <cstddef>\n#include <cstdint>\n#include <utility>\n\n#include \"braid/core/prefetch.hpp\"\n";
     for (const auto& include : c_.includes_) out << "#include " << include << '\n';
     out << "\nnamespace braid::imlp_kernels {\n\n";
     out << template_head() << "\nstruct " << c_.name_ << " {\n";
