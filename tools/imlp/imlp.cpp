@@ -646,6 +646,7 @@ class emitter {
   std::string state_ref(std::size_t s) const { return "state::" + state_names_[s]; }
 
   void suspend(std::ostringstream& out, int depth, std::size_t s, mode m) {
+    if (!context_fields().empty()) line(out, depth, "imlp_save();");
     line(out, depth, "imlp_at = " + state_ref(s) + ";");
     line(out, depth, "return false;");
     if (m == mode::goto_dispatch) {
@@ -657,8 +658,11 @@ class emitter {
 
   void emit(std::ostringstream& out, const nodes& body, int depth, mode m) {
     const bool machine = m != mode::plain;
+    const node* previous = nullptr;
     for (const node& n : body) {
       if (const std::string note = comment_of(n.where); !note.empty()) line(out, depth, "// " + note);
+      const bool after_prefetch = previous != nullptr && previous->kind == kind::prefetch;
+      previous = &n;
       switch (n.kind) {
         case kind::stmt:
           if (n.target == "comment") line(out, depth, n.text);
@@ -672,7 +676,15 @@ class emitter {
           if (machine) line(out, depth, "::braid::prefetch<Hint>(" + trim(n.text) + ");");
           break;
         case kind::yield:
-          if (machine) suspend(out, depth, state_of_.at(&n), m);
+          if (machine && n.yield_static && !after_prefetch && (m == mode::switch_dispatch || m == mode::goto_dispatch)) {
+            // A YieldStatic after no prefetch only splits stages for the static schedules: the
+            // dynamic step runs on through it (its label stays: the hybrid schedule may hand
+            // over a context that stopped there).
+            line(out, depth, "// " + state_names_[state_of_.at(&n)] + ": a stage split of the static schedules only");
+            line(out, depth - 1, (m == mode::goto_dispatch ? "resume_" + state_names_[state_of_.at(&n)] : "case " + state_ref(state_of_.at(&n))) + ":");
+          } else if (machine) {
+            suspend(out, depth, state_of_.at(&n), m);
+          }
           if (machine && &n == &body.back()) line(out, depth, ";  // a label needs a statement after it");
           break;
         case kind::load:
@@ -779,7 +791,18 @@ class emitter {
 
   void references(std::ostringstream& out, int depth) {
     for (const auto& d : c_.shared_) line(out, depth, "[[maybe_unused]] const auto& " + d.name + " = imlp_shared." + d.name + ";");
-    for (const auto& d : context_fields()) line(out, depth, "[[maybe_unused]] " + d.type + "& " + d.name + " = imlp_slots." + d.name + "(imlp_i);");
+    // Small fields live in locals for the step and are written back when it suspends
+    // (braid/core/detail/imlp_locals.hpp); the others are the context's own, by reference.
+    const auto fields = context_fields();
+    for (const auto& d : fields) {
+      line(out, depth, "[[maybe_unused]] ::braid::detail::imlp_local_t<" + d.type + "> " + d.name + " = imlp_slots." + d.name +
+                           "(imlp_i);");
+    }
+    if (!fields.empty()) {
+      line(out, depth, "[[maybe_unused]] const auto imlp_save = [&] {  // before a suspension");
+      for (const auto& d : fields) line(out, depth + 1, "::braid::detail::imlp_write_back(imlp_slots." + d.name + "(imlp_i), " + d.name + ");");
+      line(out, depth, "};");
+    }
     if (has_result()) line(out, depth, "[[maybe_unused]] result_type& imlp_result = imlp_slots.result(imlp_i);");
     line(out, depth, "state& imlp_at = imlp_slots.at(imlp_i);");
   }
@@ -898,7 +921,9 @@ class emitter {
                      const std::string& name, mode m) {
     line(out, 1, comment);
     line(out, 1, head);
-    line(out, 1, "static bool " + name +
+    // Always inlined into the scheduler's loop: a call per step (argument set-up, saved
+    // registers, the shared arguments reloaded) costs as much as a short step itself.
+    line(out, 1, "[[gnu::always_inline]] static bool " + name +
                      "(Slots& imlp_slots, std::size_t imlp_i, [[maybe_unused]] const shared_args& imlp_shared) {");
     references(out, 2);
     machine(out, m);
@@ -914,7 +939,7 @@ class emitter {
       out << "//\n";
       for (std::string l; std::getline(doc, l);) out << "// " << l << '\n';
     }
-    out << "#pragma once\n\n#include <cstddef>\n#include <cstdint>\n#include <utility>\n\n#include \"braid/core/prefetch.hpp\"\n";
+    out << "#pragma once\n\n#include <cstddef>\n#include <cstdint>\n#include <utility>\n\n#include \"braid/core/detail/imlp_locals.hpp\"\n#include \"braid/core/prefetch.hpp\"\n";
     for (const auto& include : c_.includes_) out << "#include " << include << '\n';
     out << "\nnamespace braid::imlp_kernels {\n\n";
     out << template_head() << "\nstruct " << c_.name_ << " {\n";

@@ -28,7 +28,9 @@
 // find the identifiers they mention (for the checks below) and to carry the kernel's comments
 // over. Everything that lives across a Yield must be an Arg, a SharedArg or a Variable: these
 // become context fields; every opaque statement is emitted inside its own braces, so a local it
-// declares cannot outlive it.
+// declares cannot outlive it. A step keeps a small trivially copyable field in a local and
+// writes it back when it suspends (braid/core/detail/imlp_locals.hpp), so a field's address
+// must not be kept across a Yield.
 //
 // A malformed kernel is rejected by generate() with an imlp::error naming the kernel file and
 // line: a name declared twice, a local of an opaque statement used after a Yield, a Yield
@@ -104,7 +106,9 @@ class block {
   // Suspends: other coroutines run before this one resumes, in the state `name`.
   block& Yield(std::string name = {}, here at = here::current());
   // The same, the stage that follows run as a static stage (a for loop over all contexts) by the
-  // hybrid backend.
+  // hybrid backend. A YieldStatic right after a Prefetch suspends in every backend; one after no
+  // Prefetch only splits stages for the static and hybrid loops (the hash of Cimple's hash probe,
+  // so the loop can vectorize it): the dynamic step runs on through it.
   block& YieldStatic(std::string name = {}, here at = here::current());
   block& If(std::string condition, here at = here::current());
   block& Then(block body, here at = here::current());

@@ -51,8 +51,9 @@ template <class Kernel, imlp_layout Layout, std::size_t Width>
 using imlp_slots_t = std::conditional_t<Layout == imlp_layout::soa, typename Kernel::template soa<Width>,
                                         typename Kernel::template aos<Width>>;
 
+// Inlined, as the kernel's step is, into the scheduler's loop.
 template <class Kernel, imlp_dispatch Dispatch, class Slots>
-bool imlp_step(Slots& slots, std::size_t slot, const typename Kernel::shared_args& shared) {
+[[gnu::always_inline]] inline bool imlp_step(Slots& slots, std::size_t slot, const typename Kernel::shared_args& shared) {
   if constexpr (Dispatch == imlp_dispatch::computed_goto) {
     return Kernel::step_goto(slots, slot, shared);
   } else {
