@@ -1,10 +1,27 @@
 // IMLP kernel: sorted_array::find, the branch-free lower bound (Cimple's Listing 4 with the
-// structure's own shortcuts): the first eight levels with plain loads (every search reads them,
-// they stay cached), then one Yield per probe, and once the range fits in a line or two, one
-// Yield for both lines and no more.
+// structure's own shortcuts, as lookup<M> takes them): the first eight levels with plain loads
+// (every search reads them, they stay cached), then one Yield per probe while the range spans
+// more than a line, and one Yield for the last line or two, which are then searched at once.
+#include <string>
+
 #include "imlp.hpp"
 
 using namespace braid::imlp;
+
+namespace {
+
+// One level: the range [low, low + remaining] halves by a conditional move.
+constexpr const char* halve_lines[] = {"const std::size_t half = remaining / 2;",
+                                       "low = keys[low + half] < key ? low + half : low;", "remaining -= half;"};
+
+// `head` (a loop's header, or nothing) over one halving.
+std::string halving(const std::string& head) {
+  std::string text = head.empty() ? "" : head + " {\n";
+  for (const char* line : halve_lines) text += (head.empty() ? "" : "  ") + std::string(line) + "\n";
+  return head.empty() ? text : text + "}";
+}
+
+}  // namespace
 
 BRAID_IMLP_KERNEL(sorted_array_find) {
   return Coroutine("sorted_array_find")
@@ -18,23 +35,18 @@ BRAID_IMLP_KERNEL(sorted_array_find) {
       .Arg("Key", "key")
       .Variable("std::size_t", "low")
       .Variable("std::size_t", "remaining")
-      .Variable("std::size_t", "level")
       .Body(If("size == 0").Then(Return("std::nullopt")).
             Assign("low", "0").
             Assign("remaining", "size").
-            Assign("level", "0").
-            While("remaining > 1").Do(
-                If("level >= 8 && remaining > keys_per_line").Then(
-                    Prefetch("&keys[low + remaining / 2]").Yield("at_probe")).  // the probe's line
-                If("level >= 8 && remaining <= keys_per_line && level < size").Then(
-                    Prefetch("&keys[low]").
-                    Prefetch("keys + low + remaining").  // may be one past the end: never faults
-                    Assign("level", "size").             // the last lines: no more Yields
-                    Yield("in_last_lines")).
-                Stmt("const std::size_t half = remaining / 2;\n"
-                     "low = keys[low + half] < key ? low + half : low;\n"
-                     "remaining -= half;").
-                Assign("level", "level + 1")).
+            Stmt(halving("for (std::size_t level = 0; level < 8 && remaining > 1; ++level)")).  // the hot levels
+            While("remaining > keys_per_line").Do(
+                Prefetch("&keys[low + remaining / 2]").Yield("at_probe").  // the probe's line
+                Stmt(halving(""))).
+            If("remaining > 1").Then(
+                Prefetch("&keys[low]").
+                Prefetch("keys + low + remaining").  // may be one past the end: never faults
+                Yield("in_last_lines").
+                Stmt(halving("while (remaining > 1)"))).
             Assign("low", "low + (keys[low] < key ? 1 : 0)").  // the lower bound
             If("low < size && keys[low] == key").Then(Return("low")).
             Return("std::nullopt"));
