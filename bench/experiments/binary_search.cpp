@@ -8,8 +8,10 @@
 // lookup hits).
 // Techniques: the two plain searches (naive-branchless, the branch-free lower bound every
 // interleaved technique runs, and naive-branchy, with an early exit; speedups are against
-// the faster of the two, named in `naive_reference`), gp, amac, coro, fiber at each group,
-// and two peers: std::lower_bound, and eytzinger_array's find, prefetching (a second copy of
+// the faster of the two, named in `naive_reference`), gp, amac, coro, fiber, the generated
+// imlp-dynamic / imlp-static / imlp-hybrid (kernels/sorted_array_find.imlp.cpp) and
+// imlp-dynamic-branchy (kernels/sorted_array_find_branchy.imlp.cpp) at each group, the
+// generated layout / dispatch ablations when named, and two peers: std::lower_bound, and eytzinger_array's find, prefetching (a second copy of
 // the keys in breadth-first order; an interleaving figure that loses to it shows here).
 // Rows carry `dram_lines_per_op`: the lines of a search below the levels the last-level
 // cache holds, log2(lines of the array / lines of the LLC), the estimate behind
@@ -22,6 +24,7 @@
 #include <vector>
 
 #include "braid/index/eytzinger_array.hpp"
+#include "braid/index/generated/sorted_array_find_branchy.hpp"
 #include "braid/index/sorted_array.hpp"
 #include "figures.hpp"
 #include "headline.hpp"
@@ -70,6 +73,32 @@ void add_branchless_search(lookup_bench::lookup_passes<result>& passes, const so
              });
 }
 
+// Cimple's branch variant, generated from kernels/sorted_array_find_branchy.imlp.cpp (a branch on
+// each comparison, an early exit on equality), run by the dynamic scheduler: the rows
+// imlp-dynamic-branchy, beside naive-branchy.
+const std::string branchy_generated_name = "imlp-dynamic-branchy";
+
+template <class Key>
+void add_branchy_generated_search(lookup_bench::lookup_passes<result>& passes, const run_context& context,
+                                  const sorted_array<Key>& array, std::span<const Key> keys,
+                                  const std::vector<std::size_t>& groups) {
+  if (!context.selected(branchy_generated_name)) return;
+  constexpr prefetch_hint hint = sorted_array<Key>::default_prefetch_hint;
+  using kernel = imlp_kernels::sorted_array_find_branchy<hint, Key>;
+  for (std::size_t group : groups) {
+    passes.add(lookup_bench::pass_label::interleaved(branchy_generated_name, group, hint),
+               [&array, keys, group](std::size_t begin, std::size_t end, std::span<result> out) {
+                 imlp_map<kernel>(imlp_schedule::dynamic, {array.keys().data(), array.size()},
+                                  keys.subspan(begin, end - begin), out, group);
+               });
+  }
+}
+
+bool is_multi_find_technique(const std::string& name) {
+  return std::any_of(std::begin(all_techniques), std::end(all_techniques),
+                     [&name](technique t) { return to_string(t) == name; });
+}
+
 // The analytical model's T_compute stand-in (model.hpp): the same searches over the same array,
 // the lookups cycling through 32 keys, whose paths stay in the caches: every step runs and none
 // misses. Measured for the branch-free naive search and each interleaved technique at group 1,
@@ -87,8 +116,10 @@ std::vector<measurement> measure_compute(const run_context& context, const sorte
   lookup_bench::lookup_passes<result> passes(cycling.size(), runner);
   add_branchless_search(passes, array, keys);
   for (const lookup_bench::pass_label& label : main.labels()) {
-    // The interleaved techniques at group 1, not the other-hint ablations.
+    // The interleaved techniques of multi_find at group 1, not the other-hint, layout, dispatch
+    // or branchy-kernel ablations.
     if (label.group != 1 || label.hint != to_string(sorted_array<Key>::default_prefetch_hint)) continue;
+    if (!is_multi_find_technique(label.technique)) continue;
     const technique how = parse_technique(label.technique);
     passes.add(lookup_bench::pass_label::interleaved(label.technique, 1, sorted_array<Key>::default_prefetch_hint),
                [&array, keys, how](std::size_t begin, std::size_t end, std::span<result> out) {
@@ -153,6 +184,7 @@ void measure_key_type(run_context& context, std::size_t size, const std::vector<
                  });
     }
     lookup_bench::add_index_techniques(passes, context, array, keys, groups, /*with_naive=*/false);
+    add_branchy_generated_search(passes, context, array, keys, groups);
     if (context.selected("std-lower-bound")) {
       passes.add(lookup_bench::pass_label::peer_baseline("std-lower-bound"),
                  [&array, keys](std::size_t begin, std::size_t end, std::span<result> out) {
@@ -240,10 +272,13 @@ const registration binary_search{experiment{
     .name = "binary-search",
     .reproduces = "Killer Nanoseconds Fig. 6, 10; thesis Fig. 4.1, 4.5, 4.6; Cimple Fig. 1 (binary search)",
     .summary = "sorted-array search, int32 / int64 / 15-char strings: both plain searches, gp, amac, coro, fiber, "
-               "std::lower_bound, Eytzinger with prefetch",
-    .techniques = lookup_bench::index_technique_names(sorted_array<std::int32_t>::default_prefetch_hint,
-                                                      {"naive-branchless", "naive-branchy"},
-                                                      {"std-lower-bound", "eytzinger-prefetch"}),
+               "the generated imlp searches (branch-free and branchy), std::lower_bound, Eytzinger with prefetch",
+    .techniques = [] {
+      std::vector<std::string> names = lookup_bench::index_technique_names_of<sorted_array<std::int32_t>>(
+          {"naive-branchless", "naive-branchy"}, {"std-lower-bound", "eytzinger-prefetch"});
+      names.push_back(branchy_generated_name);
+      return names;
+    }(),
     .accepted = lookup_bench::accepted_options,
     .run = run_binary_search,
 }};

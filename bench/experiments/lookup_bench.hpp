@@ -2,7 +2,8 @@
 // timed passes over one batch of keys — every technique at every group size, the naive
 // variants and the peer baselines (the hash maps among them) — verified against the naive
 // answers before any timing, measured interleaved (measure_interleaved), and emitted as one
-// row each.
+// row each. A structure with a generated IMLP lookup (an imlp_kernel) also gets its rows
+// imlp-dynamic, imlp-static and imlp-hybrid, and the layout / dispatch ablations when named.
 #pragma once
 
 #include <absl/container/flat_hash_map.h>
@@ -22,6 +23,8 @@
 #include <vector>
 
 #include "braid/core/all.hpp"
+#include "braid/core/imlp_scheduler.hpp"
+#include "braid/index/detail/multi_find.hpp"
 #include "braid/index/technique.hpp"
 #include "experiment.hpp"
 #include "lookup_results.hpp"
@@ -34,6 +37,18 @@ namespace braid::bench::lookup_bench {
 // The interleaved techniques of an index's multi_find, by their braid-bench names.
 inline constexpr technique interleaved_techniques[] = {technique::gp, technique::amac, technique::coro,
                                                        technique::fiber};
+
+// The generated lookups of an index with an IMLP kernel (multi_find runs them: SoA contexts,
+// switch dispatch), and the ablations in the layouts and dispatches it does not choose
+// (Cimple's B8 comparison), which run only when --technique names them.
+inline constexpr technique imlp_techniques[] = {technique::imlp_dynamic, technique::imlp_static,
+                                                technique::imlp_hybrid};
+inline const std::vector<std::string> imlp_ablation_names = {"imlp-dynamic-aos", "imlp-dynamic-goto",
+                                                             "imlp-static-aos"};
+
+// Whether a structure names a generated IMLP lookup (imlp_kernel and imlp_shared).
+template <class Structure>
+concept has_generated_lookup = detail::has_imlp_kernel<Structure, Structure::default_prefetch_hint>;
 
 // The technique names an experiment accepts for an index: naive, the experiment's other plain
 // variants, the four interleaved ones, their variants with the other prefetch hint (`coro-t0`
@@ -49,6 +64,18 @@ inline std::vector<std::string> index_technique_names(prefetch_hint default_hint
   for (technique t : interleaved_techniques) names.push_back(std::string(to_string(t)) + other);
   names.emplace_back("coro-sequential");
   names.insert(names.end(), peers.begin(), peers.end());
+  return names;
+}
+
+// The same for `Structure`, with its generated lookups and their ablations when it has them.
+template <class Structure>
+std::vector<std::string> index_technique_names_of(const std::vector<std::string>& plain = {},
+                                                  const std::vector<std::string>& peers = {}) {
+  std::vector<std::string> names = index_technique_names(Structure::default_prefetch_hint, plain, peers);
+  if constexpr (has_generated_lookup<Structure>) {
+    for (technique t : imlp_techniques) names.emplace_back(to_string(t));
+    names.insert(names.end(), imlp_ablation_names.begin(), imlp_ablation_names.end());
+  }
   return names;
 }
 
@@ -176,9 +203,52 @@ class lookup_passes {
   std::vector<body_type> bodies_;
 };
 
+// Runs the generated lookup in ablation `which` of imlp_ablation_names (AoS contexts; computed-goto
+// dispatch; AoS under the static schedule).
+template <prefetch_hint Hint, class Structure, class Key, class Result>
+void run_imlp_ablation(const Structure& structure, std::size_t which, std::span<const Key> keys,
+                       std::span<Result> out, std::size_t group) {
+  switch (which) {
+    case 0:
+      structure.template find_imlp<Hint, imlp_layout::aos>(keys, out, group, imlp_schedule::dynamic);
+      return;
+    case 1:
+      structure.template find_imlp<Hint, imlp_layout::soa, imlp_dispatch::computed_goto>(keys, out, group,
+                                                                                          imlp_schedule::dynamic);
+      return;
+    default:
+      structure.template find_imlp<Hint, imlp_layout::aos>(keys, out, group, imlp_schedule::static_batch);
+      return;
+  }
+}
+
+// The generated lookups at every group with the default hint, and the ablations when named.
+template <class Structure, class Key, class Result>
+void add_imlp_techniques(lookup_passes<Result>& passes, const run_context& context, const Structure& structure,
+                         std::span<const Key> keys, const std::vector<std::size_t>& groups) {
+  constexpr prefetch_hint hint = Structure::default_prefetch_hint;
+  for (std::size_t group : groups) {
+    for (technique how : imlp_techniques) {
+      if (!context.selected(std::string(to_string(how)))) continue;
+      passes.add(pass_label::interleaved(std::string(to_string(how)), group, hint),
+                 [&structure, keys, how, group](std::size_t begin, std::size_t end, std::span<Result> out) {
+                   structure.template multi_find<hint>(keys.subspan(begin, end - begin), out, how, group);
+                 });
+    }
+    for (std::size_t which = 0; which < imlp_ablation_names.size(); ++which) {
+      if (!named_explicitly(context, imlp_ablation_names[which])) continue;
+      passes.add(pass_label::interleaved(imlp_ablation_names[which], group, hint),
+                 [&structure, keys, which, group](std::size_t begin, std::size_t end, std::span<Result> out) {
+                   run_imlp_ablation<hint>(structure, which, keys.subspan(begin, end - begin), out, group);
+                 });
+    }
+  }
+}
+
 // Adds the index's own techniques: naive (unless the experiment adds its own plain
 // variants), then gp / amac / coro / fiber at every group with the default hint, the
-// other-hint ablations and coro-sequential when named.
+// generated lookups where the structure has them, the other-hint ablations and
+// coro-sequential when named.
 template <class Structure, class Key, class Result>
 void add_index_techniques(lookup_passes<Result>& passes, const run_context& context, const Structure& structure,
                           std::span<const Key> keys, const std::vector<std::size_t>& groups, bool with_naive = true) {
@@ -208,6 +278,7 @@ void add_index_techniques(lookup_passes<Result>& passes, const run_context& cont
       }
     }
   }
+  if constexpr (has_generated_lookup<Structure>) add_imlp_techniques(passes, context, structure, keys, groups);
   if (named_explicitly(context, "coro-sequential")) {
     passes.add(pass_label::sequential("coro-sequential"),
                [&structure, keys](std::size_t begin, std::size_t end, std::span<Result> out) {
