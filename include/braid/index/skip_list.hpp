@@ -528,7 +528,8 @@ class skip_list : public detail::multi_find_member<skip_list<Key, Value>, Key, s
     }
     bool walks(pending_scan& scan) const {
       auto visit_entry = [this, &scan](const Key& key, const Value& value) { visit(scan.request, key, value); };
-      if (scan.entry != nullptr) scan.entry = visit_then_next(scan.entry, scan.visited, requests[scan.request].limit, visit_entry);
+      const std::size_t limit = requests[scan.request].limit;
+      if (scan.entry != nullptr) scan.entry = visit_then_next(scan.entry, scan.visited, limit, visit_entry);
       if (scan.entry == nullptr) {
         visited[scan.request] = scan.visited;
         return false;
