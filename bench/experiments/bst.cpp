@@ -23,38 +23,6 @@ using namespace ordered;
 
 const std::vector<std::string> interleaved_names = {"gp",           "amac",        "coro",       "coro-nta",
                                                      "fiber",        "imlp-dynamic", "imlp-static", "imlp-hybrid"};
-// The generated lookup in the layouts and dispatches multi_find does not choose (it runs SoA
-// contexts dispatched by a switch): Cimple's B8 comparison. Ablations: they run only when
-// --technique names them.
-const std::vector<std::string> imlp_variant_names = {"imlp-dynamic-aos", "imlp-dynamic-goto", "imlp-static-aos"};
-
-void add_imlp_variants(std::vector<variant>& variants, const run_context& context, const tree_type& tree,
-                       std::span<const std::uint64_t> lookups, const std::vector<std::size_t>& groups) {
-  using out_span = std::span<std::optional<std::uint64_t>>;
-  constexpr prefetch_hint hint = tree_type::default_prefetch_hint;
-  for (std::size_t group : groups) {
-    for (const std::string& name : imlp_variant_names) {
-      const auto& given = context.given().techniques;
-      if (std::find(given.begin(), given.end(), name) == given.end()) continue;
-      std::function<void(out_span)> fill;
-      if (name == "imlp-dynamic-aos") {
-        fill = [&tree, lookups, group](out_span out) {
-          tree.find_imlp<hint, imlp_layout::aos>(lookups, out, group, imlp_schedule::dynamic);
-        };
-      } else if (name == "imlp-dynamic-goto") {
-        fill = [&tree, lookups, group](out_span out) {
-          tree.find_imlp<hint, imlp_layout::soa, imlp_dispatch::computed_goto>(lookups, out, group, imlp_schedule::dynamic);
-        };
-      } else {
-        fill = [&tree, lookups, group](out_span out) {
-          tree.find_imlp<hint, imlp_layout::aos>(lookups, out, group, imlp_schedule::static_batch);
-        };
-      }
-      variants.push_back({name, group, false, std::move(fill), {}});
-    }
-  }
-}
-
 void run_bst(run_context& context) {
   const run_settings settings = settings_of(context, {.groups = {8, 16, 32, 64}, .quick_groups = {16}, .lookups = 200'000});
   for (std::size_t size : settings.sizes) {
@@ -79,7 +47,7 @@ void run_bst(run_context& context) {
     }
     std::vector<variant> variants =
         lookup_variants(context, tree, lookup_span, settings, interleaved_names, peers, std::move(plain));
-    add_imlp_variants(variants, context, tree, lookup_span, settings.groups);
+    add_imlp_variants(variants, context, settings.groups, find_imlp_fills(tree, lookup_span));
 
     run_description run = lookup_run("binary_search_tree", tree, lookup_span, settings);
     run.descent_node_bytes = tree.memory_bytes() / std::max<std::size_t>(tree.size(), 1);
@@ -97,11 +65,7 @@ const registration bst{experiment{
     .reproduces = "Cimple (PACT'18) Fig. 1-2, binary tree: 6.4x single thread",
     .summary = "random binary search tree lookups: naive vs gp, amac, coro, fiber, the generated imlp lookups; "
                "std::map and absl peers",
-    .techniques = technique_names({"naive-branchy"}, [] {
-      std::vector<std::string> names = interleaved_names;
-      names.insert(names.end(), imlp_variant_names.begin(), imlp_variant_names.end());
-      return names;
-    }(), {"std-map", "absl-btree"}),
+    .techniques = technique_names({"naive-branchy"}, with_imlp_variants(interleaved_names), {"std-map", "absl-btree"}),
     .accepted = accepted_options,
     .run = run_bst,
 }};

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "braid/core/frame_pool.hpp"
+#include "braid/core/imlp_scheduler.hpp"
 #include "braid/core/operation.hpp"
 #include "braid/index/technique.hpp"
 #include "experiment.hpp"
@@ -280,23 +281,93 @@ auto multi_find_fills(const Index& index, std::span<const std::uint64_t> keys) {
   };
 }
 
-// make_fill for an index's multi_scan over `requests`: a scan answers the sum of the values it
-// visited xor their count.
+// Answers every scan of a batch with the sum of the values it visited xor their count:
+// run_scans(visited, visit) runs the batch, visit(request, key, value) for each entry.
+template <class RunScans>
+void fill_scan_checksums(std::span<std::optional<std::uint64_t>> out, RunScans&& run_scans) {
+  std::vector<std::uint64_t> sums(out.size(), 0);
+  std::vector<std::size_t> visited(out.size(), 0);
+  run_scans(std::span(visited), [&sums](std::size_t request, std::uint64_t, std::uint64_t value) { sums[request] += value; });
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = sums[i] ^ visited[i];
+}
+
+// make_fill for an index's multi_scan over `requests`, answered by fill_scan_checksums.
 template <class Index, class Request>
 auto multi_scan_fills(const Index& index, std::span<const Request> requests) {
   auto scans_with = [&index, requests](technique how, std::size_t group, auto hint) -> fill_function {
     return [&index, requests, how, group](std::span<std::optional<std::uint64_t>> out) {
-      std::vector<std::uint64_t> sums(requests.size(), 0);
-      std::vector<std::size_t> visited(requests.size(), 0);
-      index.template multi_scan<decltype(hint)::value>(
-          requests, std::span(visited), how, group,
-          [&sums](std::size_t request, std::uint64_t, std::uint64_t value) { sums[request] += value; });
-      for (std::size_t i = 0; i < out.size(); ++i) out[i] = sums[i] ^ visited[i];
+      fill_scan_checksums(out, [&](std::span<std::size_t> visited, auto visit) {
+        index.template multi_scan<decltype(hint)::value>(requests, visited, how, group, visit);
+      });
     };
   };
   return [scans_with](technique how, std::size_t group, bool non_temporal) -> fill_function {
     if (non_temporal) return scans_with(how, group, std::integral_constant<prefetch_hint, prefetch_hint::nta>{});
     return scans_with(how, group, std::integral_constant<prefetch_hint, Index::default_prefetch_hint>{});
+  };
+}
+
+// ---- the generated (IMLP) kernels in other layouts and dispatches ----
+
+// The forms multi_find and multi_scan do not choose (they run SoA contexts dispatched by a
+// switch): Cimple's B8 comparison. Ablations: they run only when --technique names them.
+inline const std::vector<std::string> imlp_variant_names = {"imlp-dynamic-aos", "imlp-dynamic-goto", "imlp-static-aos"};
+
+// `names` and then imlp_variant_names: the techniques of an experiment with the ablations.
+inline std::vector<std::string> with_imlp_variants(std::vector<std::string> names) {
+  names.insert(names.end(), imlp_variant_names.begin(), imlp_variant_names.end());
+  return names;
+}
+
+// A layout and a dispatch of the generated contexts, as a type.
+template <imlp_layout Layout, imlp_dispatch Dispatch>
+struct imlp_form {
+  static constexpr imlp_layout layout = Layout;
+  static constexpr imlp_dispatch dispatch = Dispatch;
+};
+
+// Adds, for every group, each of imlp_variant_names that --technique named;
+// make_fill(imlp_form<Layout, Dispatch>{}, schedule, group) answers the run's operations that way.
+template <class MakeFill>
+void add_imlp_variants(std::vector<variant>& variants, const run_context& context, const std::vector<std::size_t>& groups,
+                       MakeFill make_fill) {
+  const auto& given = context.given().techniques;
+  for (std::size_t group : groups) {
+    for (const std::string& name : imlp_variant_names) {
+      if (std::find(given.begin(), given.end(), name) == given.end()) continue;
+      fill_function fill =
+          name == "imlp-dynamic-aos"
+              ? make_fill(imlp_form<imlp_layout::aos, imlp_dispatch::switch_table>{}, imlp_schedule::dynamic, group)
+          : name == "imlp-dynamic-goto"
+              ? make_fill(imlp_form<imlp_layout::soa, imlp_dispatch::computed_goto>{}, imlp_schedule::dynamic, group)
+              : make_fill(imlp_form<imlp_layout::aos, imlp_dispatch::switch_table>{}, imlp_schedule::static_batch, group);
+      variants.push_back({name, group, false, std::move(fill), {}});
+    }
+  }
+}
+
+// make_fill of add_imlp_variants for an index's find_imlp over `keys`.
+template <class Index>
+auto find_imlp_fills(const Index& index, std::span<const std::uint64_t> keys) {
+  return [&index, keys](auto form, imlp_schedule schedule, std::size_t group) -> fill_function {
+    using chosen = decltype(form);
+    return [&index, keys, schedule, group](std::span<std::optional<std::uint64_t>> out) {
+      index.template find_imlp<Index::default_prefetch_hint, chosen::layout, chosen::dispatch>(keys, out, group, schedule);
+    };
+  };
+}
+
+// make_fill of add_imlp_variants for an index's scan_imlp over `requests` (fill_scan_checksums).
+template <class Index, class Request>
+auto scan_imlp_fills(const Index& index, std::span<const Request> requests) {
+  return [&index, requests](auto form, imlp_schedule schedule, std::size_t group) -> fill_function {
+    using chosen = decltype(form);
+    return [&index, requests, schedule, group](std::span<std::optional<std::uint64_t>> out) {
+      fill_scan_checksums(out, [&](std::span<std::size_t> visited, auto visit) {
+        index.template scan_imlp<Index::default_prefetch_hint, chosen::layout, chosen::dispatch>(requests, visited, group,
+                                                                                                schedule, visit);
+      });
+    };
   };
 }
 

@@ -5,7 +5,11 @@
 // order on huge pages, towers geometric with p = 1/e). Lookups: all keys present, drawn by
 // --dist. Scans: --keys / 100 scans of 1,000 entries from present start keys; each scan finds
 // its first entry (the descent) and walks level 0, suspending at every entry when
-// interleaved. Per technique and group: ns per operation, speedup over the plain algorithm,
+// interleaved. Techniques, for lookups and scans alike: the hand-written gp and amac (the
+// comparators Cimple lacks), coro, coro-nta, fiber, and the state machines generated from the
+// kernels skip_list_find / skip_list_scan (imlp-dynamic, imlp-static, imlp-hybrid; the layout
+// and dispatch ablations imlp-dynamic-aos, imlp-dynamic-goto, imlp-static-aos when --technique
+// names them). Per technique and group: ns per operation, speedup over the plain algorithm,
 // roofline fraction, frame bytes. Peers: std::map and absl::btree_map (find, and
 // lower_bound + 1,000 increments) on the same keys.
 #include <cmath>
@@ -34,7 +38,8 @@ double expected_node_bytes() {
   return bytes;
 }
 
-const std::vector<std::string> interleaved_names = {"coro", "coro-nta", "fiber"};
+const std::vector<std::string> interleaved_names = {"gp",           "amac",        "coro",       "coro-nta",
+                                                     "fiber",        "imlp-dynamic", "imlp-static", "imlp-hybrid"};
 
 void run_skip_list(run_context& context) {
   const run_settings settings = settings_of(context, {.groups = {8, 16, 32, 64}, .quick_groups = {16}, .lookups = 200'000});
@@ -61,7 +66,8 @@ void run_skip_list(run_context& context) {
     // ---- point lookups ----
     {
       const std::span<const std::uint64_t> lookup_span(lookups);
-      const std::vector<variant> variants = lookup_variants(context, list, lookup_span, settings, interleaved_names, peers);
+      std::vector<variant> variants = lookup_variants(context, list, lookup_span, settings, interleaved_names, peers);
+      add_imlp_variants(variants, context, settings.groups, find_imlp_fills(list, lookup_span));
       run_description run = lookup_run("skip_list", list, lookup_span, settings);
       run.descent_node_bytes = static_cast<std::size_t>(expected_node_bytes());
       run.extra = shared_fields;
@@ -79,6 +85,7 @@ void run_skip_list(run_context& context) {
         return list.scan_coroutine<interleaved>(requests.front().start, 3, [](std::uint64_t, std::uint64_t) {});
       }))};
       add_interleaved(variants, context, settings.groups, interleaved_names, multi_scan_with, frames);
+      add_imlp_variants(variants, context, settings.groups, scan_imlp_fills(list, request_span));
       peers.add_scans(variants, request_span);
 
       run_description run{.structure = "skip_list",
@@ -109,8 +116,9 @@ void run_skip_list(run_context& context) {
 const registration skip_list_experiment{experiment{
     .name = "skip-list",
     .reproduces = "Cimple (PACT'18) Fig. 1, skip list lookup 2.7x and iterator 4.1x",
-    .summary = "skip list point lookups and 1,000-entry range scans: naive vs coro, fiber; std::map, absl peers",
-    .techniques = technique_names({}, interleaved_names, {"std-map", "absl-btree"}),
+    .summary = "skip list point lookups and 1,000-entry range scans: naive vs gp, amac, coro, fiber, the generated "
+               "imlp lookups and scans; std::map, absl peers",
+    .techniques = technique_names({}, with_imlp_variants(interleaved_names), {"std-map", "absl-btree"}),
     .accepted = accepted_options,
     .run = run_skip_list,
 }};

@@ -309,18 +309,18 @@ void fuzz_multi_scan(const S& structure, fuzz_input& input, const Map& reference
   }
   const technique how = decode_technique(input);
   const std::size_t group = decode_group(input, requests.size());
-  const bool scans_with = how == technique::naive || how == technique::coro || how == technique::fiber ||
-                          how == technique::adaptive;
   std::vector<std::size_t> visited(requests.size());
   std::vector<std::vector<std::pair<typename Keys::key_type, typename Map::mapped_type>>> entries(requests.size());
+  auto collect = [&](std::size_t which, const auto& key, const auto& value) {
+    entries[which].emplace_back(typename Keys::key_type(key), value);
+  };
+  const bool scans_with = detail::implements_scan<S, request, S::default_prefetch_hint, decltype(collect)>(how);
   const bool refused = !scans_with || group == 0;
   if (refused_as_documented(
           refused,
           [&] {
             structure.multi_scan(std::span<const request>(requests), std::span<std::size_t>(visited), how, group,
-                                 [&](std::size_t which, const auto& key, const auto& value) {
-                                   entries[which].emplace_back(typename Keys::key_type(key), value);
-                                 });
+                                 collect);
           },
           "multi_scan refused or accepted against its contract")) {
     return;

@@ -96,11 +96,21 @@ TEST(ArgumentChecks, OrderedStructures) {
   expect_batch_lookups_refused<optional64>("binary_search_tree", bst, keys64);
   expect_batch_lookups_refused<optional64>("csb_plus_tree", csb, keys64);
   expect_batch_lookups_refused<optional64, comparators::absent>("bplus_tree", bplus, keys64);
-  expect_batch_lookups_refused<optional64, comparators::absent>("skip_list", skip, keys64);
+  expect_batch_lookups_refused<optional64>("skip_list", skip, keys64);
   using skip_request = skip_list<std::uint64_t, std::uint64_t>::scan_request;
   const std::vector<skip_request> scans = {{1, 2}, {2, 2}, {3, 2}};
-  expect_refused<std::size_t>("skip_list::multi_scan", [&](auto visited, std::size_t group) {
-    skip.multi_scan(scans, visited, technique::coro, group, [](std::size_t, std::uint64_t, std::uint64_t) {});
+  const auto ignore = [](std::size_t, std::uint64_t, std::uint64_t) {};
+  for (technique how : every_technique) {
+    if (how == technique::coro_nested) continue;  // refused whatever the arguments
+    expect_refused<std::size_t>("skip_list::multi_scan", [&](auto visited, std::size_t group) {
+      skip.multi_scan(scans, visited, how, group, ignore);
+    });
+  }
+  expect_refused<std::size_t>("skip_list::scan_group_prefetching", [&](auto visited, std::size_t group) {
+    skip.scan_group_prefetching<prefetch_hint::t0>(scans, visited, group, ignore);
+  });
+  expect_refused<std::size_t>("skip_list::scan_amac", [&](auto visited, std::size_t group) {
+    skip.scan_amac<prefetch_hint::t0>(scans, visited, group, ignore);
   });
 }
 
@@ -195,7 +205,7 @@ TEST(ArgumentChecks, EachStructureRefusesTheTechniquesItDoesNotHave) {
   expect_techniques<decltype(csb), std::uint64_t, optional64>(csb, keys64, "csb_plus_tree", all_flat);
   expect_techniques<decltype(bplus), std::uint64_t, optional64>(bplus, keys64, "bplus_tree", "naive,coro,coro_nested,fiber,adaptive");
   expect_techniques<decltype(skip), std::uint64_t, optional64>(skip, keys64, "skip_list",
-                                                               "naive,coro,fiber,adaptive,imlp-dynamic,imlp-static,imlp-hybrid");
+                                                               all_flat + ",imlp-dynamic,imlp-static,imlp-hybrid");
   expect_techniques<decltype(bw), std::uint64_t, optional64>(bw, keys64, "bw_tree", "naive,gp,amac,coro,adaptive");
   expect_techniques<decltype(trie), std::string_view, optional64>(trie, names, "masstree", "naive,coro,coro_nested,adaptive");
 }

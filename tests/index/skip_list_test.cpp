@@ -1,16 +1,20 @@
 // skip_list: lookups and range scans of every technique against std::map (hits, misses,
 // repeats, empty list, empty input, group sizes 1..64 and larger than the input; scans from
-// before the first key, past the last, of length 0 and longer than the list), the bulk
+// before the first key, past the last, of length 0 and longer than the list); the hand-written
+// GP and AMAC and the generated IMLP lookups and scans (every schedule, both prefetch hints, the
+// layout and dispatch variants) against the plain find and scan over many seeds; the bulk
 // constructor against one-by-one inserts (same towers), random interleavings of inserts,
 // erases, lookups and scans with the invariant check after every batch, and the error cases.
 #include "braid/index/skip_list.hpp"
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <random>
 #include <vector>
 
 #include "braid/core/scheduler.hpp"
+#include "index/lookup_differential.hpp"
 #include "index/ordered_index_test_support.hpp"
 
 namespace braid::testing {
@@ -18,11 +22,15 @@ namespace {
 
 using list_type = skip_list<std::uint64_t, std::uint64_t>;
 
-// Scans run these; lookups these and the generated ones.
-const std::vector<technique> list_techniques = {technique::naive, technique::coro, technique::fiber, technique::adaptive};
-const std::vector<technique> lookup_techniques = {technique::naive,        technique::coro,        technique::fiber,
-                                                  technique::adaptive,     technique::imlp_dynamic, technique::imlp_static,
-                                                  technique::imlp_hybrid};
+// Lookups and scans run every technique but coro_nested.
+const std::vector<technique> list_techniques = {technique::naive,        technique::gp,          technique::amac,
+                                                technique::coro,         technique::fiber,       technique::adaptive,
+                                                technique::imlp_dynamic, technique::imlp_static, technique::imlp_hybrid};
+const std::vector<technique>& lookup_techniques = list_techniques;
+// The explicit state machines: hand-written (gp, amac) and generated (imlp-*).
+const std::vector<technique> machine_techniques = {technique::gp, technique::amac, technique::imlp_dynamic,
+                                                   technique::imlp_static, technique::imlp_hybrid};
+constexpr std::uint64_t largest_key = std::numeric_limits<std::uint64_t>::max();
 
 list_type build_list(const std::vector<std::uint64_t>& keys, oracle_map& oracle, std::uint64_t height_seed = 1) {
   const std::vector<std::uint64_t> values = insertion_values(keys, oracle);
@@ -82,6 +90,151 @@ TEST(SkipList, ScansOfEveryTechniqueAgreeWithStdMap) {
       ASSERT_TRUE(op.done());
       ASSERT_EQ(op.take_result(), got.size());
       ASSERT_EQ(got, expected_scan(oracle, request.start, request.limit));
+    }
+  }
+}
+
+// ---- the state machines (gp, amac, imlp-*) against the plain find and scan ----
+
+// The list of a differential seed: up to 700 keys, dense (repeats likely) for even seeds, the
+// whole 64-bit range for odd ones; every third seed also holds the extreme keys 0 and 2^64 - 1.
+list_type differential_list(std::uint64_t seed, std::size_t count, std::mt19937_64& random, oracle_map& oracle) {
+  std::vector<std::uint64_t> keys = random_keys(count, seed % 2 == 0 ? count * 3 + 1 : largest_key, random);
+  if (seed % 3 == 0 && count > 0) {
+    keys.push_back(0);
+    keys.push_back(largest_key);
+  }
+  return build_list(keys, oracle, seed);
+}
+
+// Group sizes for a batch of `count`: 1, small, ragged, up to past 128 contexts, and larger than the batch.
+std::vector<std::size_t> machine_groups(std::size_t count) { return {1, 2, 3, 7, 16, 17, 64, 200, count + 1}; }
+
+template <prefetch_hint Hint>
+void expect_machine_lookups_match_find(const list_type& list, const std::vector<std::uint64_t>& keys,
+                                       const std::string& where) {
+  std::vector<std::optional<std::uint64_t>> expected(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) expected[i] = list.find(keys[i]);
+  for (technique how : machine_techniques) {
+    for (std::size_t group : machine_groups(keys.size())) {
+      std::vector<std::optional<std::uint64_t>> got(keys.size(), std::optional<std::uint64_t>{12345});
+      list.multi_find<Hint>(keys, std::span(got), how, group);
+      ASSERT_EQ(got, expected) << where << ": " << to_string(how) << " group " << group << " hint " << static_cast<int>(Hint);
+    }
+  }
+}
+
+// Scan requests: starts at present keys, just past them, random, 0 and 2^64 - 1, above every
+// key; limits 0, 1, short, the whole list and past its end.
+std::vector<list_type::scan_request> machine_scan_requests(const oracle_map& oracle, std::mt19937_64& random) {
+  const std::size_t size = oracle.size();
+  std::vector<list_type::scan_request> requests = {{0, 0}, {0, 1}, {0, size}, {0, size + 7}, {largest_key, 3}};
+  if (!oracle.empty()) {
+    const std::uint64_t last = oracle.rbegin()->first;
+    requests.push_back({last, 5});  // the last entry, then off the end
+    if (last != largest_key) requests.push_back({last + 1, 4});  // above every key
+  }
+  const std::size_t limits[] = {0, 1, 2, 9, size, size + 7};
+  for (int i = 0; i < 30; ++i) {
+    std::uint64_t start = random();
+    if (i % 3 != 0 && !oracle.empty()) {
+      start = std::next(oracle.begin(), static_cast<long>(random() % size))->first + (i % 3 == 2 ? 1 : 0);
+    }
+    requests.push_back({start, i % 2 == 0 ? limits[random() % std::size(limits)] : random() % 30});
+  }
+  return requests;
+}
+
+// Each request's (key, value) pairs, collected from a multi_scan's visitor, and its counts.
+struct scan_outcome {
+  std::vector<entries> visits;
+  std::vector<std::size_t> counts;
+  bool operator==(const scan_outcome&) const = default;
+};
+
+template <class RunScans>
+scan_outcome collect_scans(std::size_t request_count, RunScans run_scans) {
+  scan_outcome outcome{std::vector<entries>(request_count), std::vector<std::size_t>(request_count, 999)};
+  run_scans(std::span(outcome.counts), [&outcome](std::size_t request, std::uint64_t key, std::uint64_t value) {
+    outcome.visits.at(request).emplace_back(key, value);
+  });
+  return outcome;
+}
+
+scan_outcome plain_scans(const list_type& list, const std::vector<list_type::scan_request>& requests) {
+  scan_outcome outcome{std::vector<entries>(requests.size()), std::vector<std::size_t>(requests.size())};
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    outcome.counts[i] = list.scan(requests[i].start, requests[i].limit,
+                                  [&](std::uint64_t key, std::uint64_t value) { outcome.visits[i].emplace_back(key, value); });
+  }
+  return outcome;
+}
+
+template <prefetch_hint Hint>
+void expect_machine_scans_match_scan(const list_type& list, const std::vector<list_type::scan_request>& requests,
+                                     const std::string& where) {
+  const scan_outcome expected = plain_scans(list, requests);
+  const std::span<const list_type::scan_request> request_span(requests);
+  for (technique how : machine_techniques) {
+    for (std::size_t group : machine_groups(requests.size())) {
+      const scan_outcome got = collect_scans(requests.size(), [&](std::span<std::size_t> counts, auto visit) {
+        list.multi_scan<Hint>(request_span, counts, how, group, visit);
+      });
+      ASSERT_EQ(got, expected) << where << ": " << to_string(how) << " group " << group << " hint " << static_cast<int>(Hint);
+    }
+  }
+}
+
+TEST(SkipList, StateMachineLookupsAndScansMatchThePlainOnesOverManySeeds) {
+  for (std::uint64_t seed : differential_seeds()) {
+    std::mt19937_64 random(seed);
+    for (std::size_t count : {0, 1, 2, 5, 60, 700}) {
+      const std::string where = seed_label(seed) + " count " + std::to_string(count);
+      oracle_map oracle;
+      const list_type list = differential_list(seed, count, random, oracle);
+      const std::vector<std::uint64_t> keys = lookup_mix(oracle, 100, seed % 2 == 0 ? count * 3 + 1 : largest_key, random);
+      const std::vector<list_type::scan_request> requests = machine_scan_requests(oracle, random);
+      ASSERT_NO_FATAL_FAILURE(expect_machine_lookups_match_find<prefetch_hint::t0>(list, keys, where));
+      ASSERT_NO_FATAL_FAILURE(expect_machine_scans_match_scan<prefetch_hint::t0>(list, requests, where));
+      if (hints_checked > 1) {
+        ASSERT_NO_FATAL_FAILURE(expect_machine_lookups_match_find<prefetch_hint::nta>(list, keys, where));
+        ASSERT_NO_FATAL_FAILURE(expect_machine_scans_match_scan<prefetch_hint::nta>(list, requests, where));
+      }
+      // Empty inputs and the first few alone (fewer than most groups).
+      ASSERT_NO_FATAL_FAILURE(expect_machine_lookups_match_find<prefetch_hint::t0>(list, {}, where + " no keys"));
+      ASSERT_NO_FATAL_FAILURE(expect_machine_scans_match_scan<prefetch_hint::t0>(list, {}, where + " no requests"));
+      ASSERT_NO_FATAL_FAILURE(expect_machine_scans_match_scan<prefetch_hint::t0>(
+          list, std::vector(requests.begin(), requests.begin() + 2), where + " two requests"));
+    }
+  }
+}
+
+// The generated scan in every layout and dispatch: the same entries as the plain scan.
+TEST(SkipList, GeneratedScansInEveryLayoutAndDispatchMatchThePlainScan) {
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    std::mt19937_64 random(seed);
+    oracle_map oracle;
+    const list_type list = differential_list(seed, 400, random, oracle);
+    const auto requests = machine_scan_requests(oracle, random);
+    const std::span<const list_type::scan_request> request_span(requests);
+    const scan_outcome expected = plain_scans(list, requests);
+    constexpr auto t0 = prefetch_hint::t0;
+    for (imlp_schedule schedule : {imlp_schedule::dynamic, imlp_schedule::static_batch, imlp_schedule::hybrid}) {
+      for (std::size_t group : {1, 5, 16, 48}) {
+        const std::string where = seed_label(seed) + " " + to_string(schedule) + " group " + std::to_string(group);
+        auto aos = [&](std::span<std::size_t> counts, auto visit) {
+          list.scan_imlp<t0, imlp_layout::aos>(request_span, counts, group, schedule, visit);
+        };
+        auto soa_goto = [&](std::span<std::size_t> counts, auto visit) {
+          list.scan_imlp<t0, imlp_layout::soa, imlp_dispatch::computed_goto>(request_span, counts, group, schedule, visit);
+        };
+        auto aos_goto = [&](std::span<std::size_t> counts, auto visit) {
+          list.scan_imlp<t0, imlp_layout::aos, imlp_dispatch::computed_goto>(request_span, counts, group, schedule, visit);
+        };
+        ASSERT_EQ(collect_scans(requests.size(), aos), expected) << where << " aos";
+        ASSERT_EQ(collect_scans(requests.size(), soa_goto), expected) << where << " soa goto";
+        ASSERT_EQ(collect_scans(requests.size(), aos_goto), expected) << where << " aos goto";
+      }
     }
   }
 }
@@ -157,15 +310,34 @@ TEST(SkipList, RejectsBadArgumentsAndTechniquesItDoesNotHave) {
   oracle_map oracle;
   const list_type list = build_list(keys, oracle);
   expect_bad_arguments_rejected(list, lookup_techniques);
-  std::vector<std::optional<std::uint64_t>> output(3);
-  for (technique how : {technique::gp, technique::amac}) {
-    EXPECT_THROW(list.multi_find(keys, std::span(output), how, 4), std::invalid_argument);
-    std::vector<std::size_t> visited(1);
-    const std::vector<list_type::scan_request> requests = {{1, 2}};
-    EXPECT_THROW(list.multi_scan(std::span<const list_type::scan_request>(requests), std::span(visited), how, 4,
-                                 [](auto, auto, auto) {}),
-                 std::invalid_argument);
+  const auto ignore = [](auto, auto, auto) {};
+  const std::vector<list_type::scan_request> requests = {{1, 2}, {2, 1}};
+  const std::span<const list_type::scan_request> request_span(requests);
+  std::vector<std::size_t> visited(2), short_visited(1);
+  for (technique how : list_techniques) {
+    EXPECT_THROW(list.multi_scan(request_span, std::span(short_visited), how, 4, ignore), std::invalid_argument)
+        << to_string(how);
+    EXPECT_THROW(list.multi_scan(request_span, std::span(visited), how, 0, ignore), std::invalid_argument)
+        << to_string(how);
   }
+  // Neither a nested lookup nor a nested scan: rejected, naming what the list has.
+  std::vector<std::optional<std::uint64_t>> output(3);
+  EXPECT_THROW(list.multi_find(keys, std::span(output), technique::coro_nested, 4), std::invalid_argument);
+  try {
+    list.multi_scan(request_span, std::span(visited), technique::coro_nested, 4, ignore);
+    ADD_FAILURE() << "coro_nested scans ran";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("gp, amac, coro, fiber, adaptive, imlp-dynamic"), std::string::npos)
+        << error.what();
+  }
+  // The entry points of their own check their arguments too.
+  std::vector<std::optional<std::uint64_t>> short_output(2);
+  EXPECT_THROW(list.find_group_prefetching(keys, std::span(short_output), 4), std::invalid_argument);
+  EXPECT_THROW(list.find_amac(keys, std::span(output), 0), std::invalid_argument);
+  EXPECT_THROW(list.scan_group_prefetching(request_span, std::span(visited), 0, ignore), std::invalid_argument);
+  EXPECT_THROW(list.scan_amac(request_span, std::span(short_visited), 4, ignore), std::invalid_argument);
+  EXPECT_THROW(list.scan_imlp<prefetch_hint::t0>(request_span, std::span(visited), 0, imlp_schedule::dynamic, ignore),
+               std::invalid_argument);
 }
 
 TEST(SkipList, MovedFromListIsEmptyAndUsable) {

@@ -29,11 +29,24 @@
 //   find(key), scan(start, limit, visit)            plain: baseline and oracle
 //   lookup<M>(key), scan_coroutine<M>(start, limit, visit)   coro<>; sequential = plain
 //   find_on_fiber, scan_on_fiber                    the stackful comparators
+//   find_group_prefetching<H>(keys, out, group)     hand-written group prefetching (gp)
+//   scan_group_prefetching<H>(requests, visited, group, visit)
+//   find_amac<H>(keys, out, group)                  hand-written AMAC (amac)
+//   scan_amac<H>(requests, visited, group, visit)
 //   find_imlp<H, L, D>(keys, out, group, schedule)  the lookup generated from the kernel
 //                                                   description kernels/skip_list_find.imlp.cpp
-//   multi_find(keys, out, technique, group)         naive, coro, fiber, imlp-*
-//   multi_scan(requests, visited, technique, group, visit)   many scans interleaved
-// Cimple has no group-prefetching or AMAC version of the skip list, so neither has braid.
+//   scan_imlp<H, L, D>(requests, visited, group, schedule, visit)   the scan generated from
+//                                                   kernels/skip_list_scan.imlp.cpp (Cimple's SLi)
+//   multi_find(keys, out, technique, group)         naive, gp, amac, coro, fiber, adaptive, imlp-*
+//   multi_scan(requests, visited, technique, group, visit)   the same techniques, many scans
+// Cimple has no group-prefetching or AMAC version of the skip list; these are the hand-written
+// comparators of its generated code. They make the same down-and-right search as the coroutine
+// and the kernels, with the same prefetch points: the candidate node and the link of the level
+// it will read are prefetched, and examined one step later; a scan's walk prefetches each next
+// entry. GP advances a group of searches in lock step, one node each per round: a search that
+// has finished (a short descent, a short scan) idles until the whole group has finished, so a
+// group costs as many rounds as its longest search (GP's known limit for variable-length
+// searches). AMAC runs a ring of state machines and refills a finished slot at once.
 //
 // Not thread-safe for writers; concurrent readers are fine.
 #pragma once
@@ -60,9 +73,11 @@
 #include "braid/core/prefetch.hpp"
 #include "braid/core/scheduler.hpp"
 #include "braid/index/detail/build_arguments.hpp"
+#include "braid/index/detail/lookup_techniques.hpp"
 #include "braid/index/detail/multi_scan.hpp"
-#include "braid/index/generated/skip_list_find.hpp"
 #include "braid/index/detail/ordered_node_arena.hpp"
+#include "braid/index/generated/skip_list_find.hpp"
+#include "braid/index/generated/skip_list_scan.hpp"
 #include "braid/index/technique.hpp"
 
 namespace braid {
@@ -197,6 +212,22 @@ class skip_list : public detail::multi_find_member<skip_list<Key, Value>, Key, s
     return descend(key, fiber_line_load<Hint>{context});
   }
 
+  // Group prefetching: groups of `group` lookups advance in lock step, one node each per round.
+  template <prefetch_hint Hint = default_prefetch_hint>
+  void find_group_prefetching(std::span<const Key> keys, std::span<std::optional<Value>> out, std::size_t group) const {
+    detail::check_batch_arguments(keys.size(), out.size(), group, "skip_list::find_group_prefetching");
+    const lookup_machine<Hint> machine{*this, keys, out};
+    run_in_lock_step<pending_lookup>(keys.size(), group, machine.begins(), machine.advances());
+  }
+
+  // AMAC: a ring of `group` lookup state machines; a finished one takes the next key at once.
+  template <prefetch_hint Hint = default_prefetch_hint>
+  void find_amac(std::span<const Key> keys, std::span<std::optional<Value>> out, std::size_t group) const {
+    detail::check_batch_arguments(keys.size(), out.size(), group, "skip_list::find_amac");
+    const lookup_machine<Hint> machine{*this, keys, out};
+    detail::run_state_machines<pending_lookup>(keys.size(), group, machine.begins(), machine.advances());
+  }
+
   // ---- range scans ----------------------------------------------------------------------------
 
   // Calls visit(key, value) for up to `limit` entries with key >= start, in key order; returns
@@ -227,6 +258,35 @@ class skip_list : public detail::multi_find_member<skip_list<Key, Value>, Key, s
   template <prefetch_hint Hint = default_prefetch_hint, class Visitor>
   std::size_t scan_on_fiber(fiber_context& context, const Key& start, std::size_t limit, Visitor&& visit) const {
     return scan_with(start, limit, visit, fiber_line_load<Hint>{context});
+  }
+
+  // Many scans at once (multi_scan's gp and amac): visit(request index, key, value) for each
+  // entry, in key order within a request; visited[i] the entries request i visited. Group
+  // prefetching: groups of `group` scans advance in lock step, one node each per round.
+  template <prefetch_hint Hint = default_prefetch_hint, class Visitor>
+  void scan_group_prefetching(std::span<const scan_request> requests, std::span<std::size_t> visited,
+                              std::size_t group, Visitor&& visit) const {
+    detail::check_batch_arguments(requests.size(), visited.size(), group, "skip_list::scan_group_prefetching");
+    const scan_machine<Hint, std::remove_reference_t<Visitor>> machine{*this, requests, visited, visit};
+    run_in_lock_step<pending_scan>(requests.size(), group, machine.begins(), machine.advances());
+  }
+
+  // AMAC: a ring of `group` scan state machines; a finished one takes the next request at once.
+  template <prefetch_hint Hint = default_prefetch_hint, class Visitor>
+  void scan_amac(std::span<const scan_request> requests, std::span<std::size_t> visited, std::size_t group,
+                 Visitor&& visit) const {
+    detail::check_batch_arguments(requests.size(), visited.size(), group, "skip_list::scan_amac");
+    const scan_machine<Hint, std::remove_reference_t<Visitor>> machine{*this, requests, visited, visit};
+    detail::run_state_machines<pending_scan>(requests.size(), group, machine.begins(), machine.advances());
+  }
+
+  // The generated IMLP scan (scan_imlp, from detail/multi_scan.hpp): its kernel, which calls
+  // visit(request index, key, value) for each entry, and its shared arguments.
+  template <prefetch_hint Hint, class Visitor>
+  using imlp_scan_kernel = imlp_kernels::skip_list_scan<Hint, skip_list, node, Key, Value, Visitor>;
+  template <class Kernel, class Visitor>
+  typename Kernel::shared_args imlp_scan_shared(Visitor& visit) const noexcept {
+    return {head(), height_, &visit};
   }
 
   // Calls visit(key, value) for every entry in key order.
@@ -317,10 +377,11 @@ class skip_list : public detail::multi_find_member<skip_list<Key, Value>, Key, s
   // or down a level (settle()), where the node it stopped at is known to be greater and is not
   // examined again. It ends (candidate null) past level 0, `predecessor` the last node smaller.
   struct descent {
-    const node* predecessor;
-    std::size_t level;
+    const node* predecessor = nullptr;
+    std::size_t level = 0;
     const node* candidate = nullptr;
     const node* known_greater = nullptr;
+    descent() noexcept = default;  // ended; for scratch state
     descent(const node* head_node, std::size_t height) noexcept : predecessor(head_node), level(height) { settle(); }
 
     void step(bool smaller) noexcept {
@@ -332,6 +393,149 @@ class skip_list : public detail::multi_find_member<skip_list<Key, Value>, Key, s
     void settle() noexcept {
       while ((candidate == nullptr || candidate == known_greater) && level > 0) candidate = links(predecessor)[--level];
       if (candidate == known_greater) candidate = nullptr;
+    }
+  };
+
+  // Prefetches the descent's next candidate and the link of its level that the search will read
+  // there (the kernels' prefetch points); false once the descent has ended.
+  template <prefetch_hint Hint>
+  static bool prefetch_candidate(const descent& search) noexcept {
+    if (search.candidate == nullptr) return false;
+    prefetch<Hint>(search.candidate);
+    prefetch<Hint>(&links(search.candidate)[search.level]);
+    return true;
+  }
+
+  // GP's driver, for the state machines run_state_machines drives (begin / advance, the same
+  // contract): inputs [base, base + group) begin together and advance one step per round in
+  // lock step; a finished one idles until the whole group has finished, then the next begins.
+  template <class State, class Begin, class Advance>
+  static void run_in_lock_step(std::size_t count, std::size_t group, Begin begin, Advance advance) {
+    struct member {
+      State state;
+      bool running = false;
+    };
+    detail::scratch_array<member> members(std::min(group, count));
+    for (std::size_t base = 0; base < count; base += group) {
+      const std::size_t width = std::min(group, count - base);
+      std::size_t unfinished = 0;
+      for (std::size_t i = 0; i < width; ++i) {
+        members[i].running = begin(members[i].state, base + i);
+        unfinished += members[i].running ? 1 : 0;
+      }
+      while (unfinished > 0) {
+        for (std::size_t i = 0; i < width; ++i) {
+          if (members[i].running && !advance(members[i].state)) {
+            members[i].running = false;
+            --unfinished;
+          }
+        }
+      }
+    }
+  }
+
+  // Handing a machine's begin / advance to a driver.
+  template <class Machine, class State>
+  struct machine_steps {
+    auto begins() const {
+      return [this](State& state, std::size_t index) { return self().begin(state, index); };
+    }
+    auto advances() const {
+      return [this](State& state) { return self().advance(state); };
+    }
+    const Machine& self() const noexcept { return static_cast<const Machine&>(*this); }
+  };
+
+  // One lookup of GP or AMAC: its descent and its input index.
+  struct pending_lookup {
+    descent search;
+    std::size_t index = 0;
+  };
+
+  // The lookup as an explicit state machine: begin() starts input `index`'s descent and
+  // prefetches its first candidate; advance() examines the prefetched candidate, then steps
+  // down or right and prefetches the next. Each returns false once the lookup has finished,
+  // its result written to out.
+  template <prefetch_hint Hint>
+  struct lookup_machine : machine_steps<lookup_machine<Hint>, pending_lookup> {
+    const skip_list& list;
+    std::span<const Key> keys;
+    std::span<std::optional<Value>> out;
+    lookup_machine(const skip_list& searched, std::span<const Key> searched_keys, std::span<std::optional<Value>> results)
+        : list(searched), keys(searched_keys), out(results) {}
+
+    bool begin(pending_lookup& lookup, std::size_t index) const {
+      lookup = {descent(list.head(), list.height_), index};
+      return goes_on(lookup);
+    }
+    bool advance(pending_lookup& lookup) const {
+      const node& examined = *lookup.search.candidate;
+      const Key& key = keys[lookup.index];
+      if (examined.key == key) {
+        out[lookup.index] = examined.value;
+        return false;
+      }
+      lookup.search.step(examined.key < key);
+      return goes_on(lookup);
+    }
+
+   private:
+    bool goes_on(const pending_lookup& lookup) const {
+      if (prefetch_candidate<Hint>(lookup.search)) return true;
+      out[lookup.index] = std::nullopt;  // past level 0: absent
+      return false;
+    }
+  };
+
+  // One scan of GP or AMAC: its descent, then its walk along level 0.
+  struct pending_scan {
+    descent search;
+    const node* entry = nullptr;  // the walk's next entry (examined by the descent, or prefetched)
+    std::size_t visited = 0;
+    std::size_t request = 0;
+  };
+
+  // The scan as an explicit state machine: begin() starts request `request`'s descent;
+  // advance() examines the prefetched candidate and steps down or right, or, once the descent
+  // has ended, visits the walk's entry and prefetches the next. Each returns false once the
+  // scan has finished, its count written to visited.
+  template <prefetch_hint Hint, class Visitor>
+  struct scan_machine : machine_steps<scan_machine<Hint, Visitor>, pending_scan> {
+    const skip_list& list;
+    std::span<const scan_request> requests;
+    std::span<std::size_t> visited;
+    Visitor& visit;
+    scan_machine(const skip_list& scanned, std::span<const scan_request> scans, std::span<std::size_t> counts,
+                 Visitor& visitor)
+        : list(scanned), requests(scans), visited(counts), visit(visitor) {}
+
+    bool begin(pending_scan& scan, std::size_t request) const {
+      scan = {descent(list.head(), list.height_), nullptr, 0, request};
+      return descends_or_walks(scan);
+    }
+    bool advance(pending_scan& scan) const {
+      if (scan.search.candidate == nullptr) return walks(scan);
+      scan.search.step(scan.search.candidate->key < requests[scan.request].start);
+      return descends_or_walks(scan);
+    }
+
+   private:
+    // The first entry >= start was examined by the descent (it is in cache): visited at once.
+    bool descends_or_walks(pending_scan& scan) const {
+      if (prefetch_candidate<Hint>(scan.search)) return true;
+      scan.entry = requests[scan.request].limit == 0 ? nullptr : links(scan.search.predecessor)[0];
+      return walks(scan);
+    }
+    bool walks(pending_scan& scan) const {
+      auto visit_entry = [this, &scan](const Key& key, const Value& value) { visit(scan.request, key, value); };
+      const std::size_t limit = requests[scan.request].limit;
+      if (scan.entry != nullptr) scan.entry = visit_then_next(scan.entry, scan.visited, limit, visit_entry);
+      if (scan.entry == nullptr) {
+        visited[scan.request] = scan.visited;
+        return false;
+      }
+      prefetch<Hint>(scan.entry);
+      return true;
     }
   };
 

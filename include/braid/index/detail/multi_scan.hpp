@@ -1,9 +1,18 @@
 // The multi_scan of the ordered indexes with range scans (skip list, B+-tree), beside the one
 // multi_find of every index (detail/multi_find.hpp). An index with range scans provides
-//   scan(start, limit, visitor)                         the plain scan
-//   scan_coroutine<M>(start, limit, visitor)            the interleavable scan
-//   scan_on_fiber<Hint>(fiber_context&, start, limit, visitor)
-// and ordered_multi_scan runs many of them (naive, coro or fiber).
+//   scan(start, limit, visitor)                         the plain scan: naive, and the oracle
+//   scan_coroutine<M>(start, limit, visitor)            the interleavable scan: coro, adaptive
+//   scan_on_fiber<Hint>(fiber_context&, start, limit, visitor)                     fiber
+// and, where it has them (visit below is the batch visitor, visit(request, key, value)),
+//   template <prefetch_hint H> void scan_group_prefetching(requests, visited, group, visit)  gp
+//   template <prefetch_hint H> void scan_amac(requests, visited, group, visit)               amac
+//   template <prefetch_hint H, class V> using imlp_scan_kernel = <its generated scan kernel,
+//       Args (start, limit, request index), result the count visited, calling the V it is
+//       given with each entry>                                                    imlp-dynamic,
+//   template <class Kernel, class V> Kernel::shared_args imlp_scan_shared(V& visit) const
+//                                                                   imlp-static, imlp-hybrid
+// and ordered_multi_scan runs many of them; a technique whose member is missing is rejected
+// with std::invalid_argument naming the structure and what it has.
 #pragma once
 
 #include <cstddef>
@@ -11,8 +20,10 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "braid/core/fiber.hpp"
+#include "braid/core/imlp_scheduler.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
 #include "braid/core/scheduler.hpp"
@@ -24,10 +35,68 @@
 
 namespace braid::detail {
 
+template <class I, class R, prefetch_hint Hint, class V>
+concept has_scan_group_prefetching = requires(const I& index, std::span<const R> requests, std::span<std::size_t> visited,
+                                              V& visit) {
+  index.template scan_group_prefetching<Hint>(requests, visited, std::size_t{1}, visit);
+};
+template <class I, class R, prefetch_hint Hint, class V>
+concept has_scan_amac = requires(const I& index, std::span<const R> requests, std::span<std::size_t> visited, V& visit) {
+  index.template scan_amac<Hint>(requests, visited, std::size_t{1}, visit);
+};
+template <class I, prefetch_hint Hint, class V>
+concept has_imlp_scan_kernel = requires(const I& index, V& visit) {
+  index.template imlp_scan_shared<typename I::template imlp_scan_kernel<Hint, V>>(visit);
+};
+
+// Whether index type I scans with `how` (naive, coro, fiber and adaptive: every one).
+template <class I, class R, prefetch_hint Hint, class V>
+constexpr bool implements_scan(technique how) noexcept {
+  switch (how) {
+    case technique::gp: return has_scan_group_prefetching<I, R, Hint, V>;
+    case technique::amac: return has_scan_amac<I, R, Hint, V>;
+    case technique::imlp_dynamic:
+    case technique::imlp_static:
+    case technique::imlp_hybrid: return has_imlp_scan_kernel<I, Hint, V>;
+    case technique::coro_nested: return false;  // the scan coroutine is one form
+    case technique::naive:
+    case technique::coro:
+    case technique::fiber:
+    case technique::adaptive: return true;
+  }
+  return false;
+}
+
+constexpr imlp_schedule imlp_schedule_of(technique how) noexcept {
+  return how == technique::imlp_dynamic ? imlp_schedule::dynamic
+         : how == technique::imlp_static ? imlp_schedule::static_batch
+                                         : imlp_schedule::hybrid;
+}
+
+// The generated scans: min(group, 128) contexts of the index's scan kernel under `schedule`,
+// each started with (start, limit, request index); visited[i] the kernel's result for request i.
+// The width is 16 for groups up to 16 and 128 above, as for imlp_map.
+template <prefetch_hint Hint, imlp_layout Layout, imlp_dispatch Dispatch, class Index, class Request, class Visitor>
+void run_imlp_scans(const Index& index, std::span<const Request> requests, std::span<std::size_t> visited,
+                    std::size_t group, imlp_schedule schedule, Visitor& visit) {
+  using kernel = typename Index::template imlp_scan_kernel<Hint, Visitor>;
+  const typename kernel::shared_args shared = index.template imlp_scan_shared<kernel>(visit);
+  auto start = [&requests](auto& slots, std::size_t slot, std::size_t request) {
+    kernel::start(slots, slot, requests[request].start, requests[request].limit, request);
+  };
+  auto finish = [&visited](std::size_t request, auto& slots, std::size_t slot) { visited[request] = slots.result(slot); };
+  if (group <= 16) {
+    imlp_run<kernel, 16, Layout, Dispatch>(schedule, shared, requests.size(), group, start, finish);
+  } else {
+    imlp_run<kernel, 128, Layout, Dispatch>(schedule, shared, requests.size(), group, start, finish);
+  }
+}
+
 // Runs every scan request ({start, limit}) with `how`, calling visit(request index, key, value)
 // for each entry (in key order within a request; requests interleave with each other), and
 // writes how many entries each request visited to visited[i]. Throws std::invalid_argument for
-// gp, amac and coro_nested (no paper has them for scans; the scan coroutine is one form), a short `visited` or group 0.
+// a technique the index lacks (coro_nested always: the scan coroutine is one form), a short
+// `visited` or group 0.
 template <prefetch_hint Hint, class Index, class Request, class Visitor>
 void ordered_multi_scan(const Index& index, std::span<const Request> requests, std::span<std::size_t> visited,
                         technique how, std::size_t group, Visitor& visit, const char* structure) {
@@ -69,15 +138,37 @@ void ordered_multi_scan(const Index& index, std::span<const Request> requests, s
       return;
     }
     case technique::gp:
+      if constexpr (has_scan_group_prefetching<Index, Request, Hint, Visitor>) {
+        index.template scan_group_prefetching<Hint>(requests, visited, group, visit);
+        return;
+      }
+      break;
     case technique::amac:
-    case technique::coro_nested:
+      if constexpr (has_scan_amac<Index, Request, Hint, Visitor>) {
+        index.template scan_amac<Hint>(requests, visited, group, visit);
+        return;
+      }
+      break;
     case technique::imlp_dynamic:
     case technique::imlp_static:
     case technique::imlp_hybrid:
+      if constexpr (has_imlp_scan_kernel<Index, Hint, Visitor>) {
+        run_imlp_scans<Hint, imlp_layout::soa, imlp_dispatch::switch_table>(index, requests, visited, group,
+                                                                            imlp_schedule_of(how), visit);
+        return;
+      }
+      break;
+    case technique::coro_nested:
       break;
   }
+  std::string available;
+  for (technique t : all_techniques) {
+    if (!implements_scan<Index, Request, Hint, Visitor>(t)) continue;
+    available += available.empty() ? "" : ", ";
+    available += to_string(t);
+  }
   throw std::invalid_argument(std::string(structure) + ": technique '" + std::string(to_string(how)) +
-                              "' is not available (naive, coro, fiber, adaptive)");
+                              "' is not available (it has " + available + ")");
 }
 
 // A batch entry of multi_scan: up to `limit` entries from the first key >= `start`.
@@ -94,11 +185,23 @@ struct scan_request {
 //   multi_scan<Hint>(requests, visited, technique, group, visit)  with another prefetch hint
 // which run ordered_multi_scan: visit(request index, key, value) for each entry, in key order
 // within a request (requests interleave with each other); visited[i] the entries request i
-// visited; gp, amac, coro_nested, a short `visited` or group 0 refused with
-// std::invalid_argument.
+// visited; a technique the structure lacks, a short `visited` or group 0 refused with
+// std::invalid_argument; and, for a structure that names an IMLP scan kernel,
+//   scan_imlp<Hint, Layout, Dispatch>(requests, visited, group, schedule, visit)
+// the generated scans in any layout and dispatch (run_imlp_scans), with the same checks.
 template <class Structure, class Key>
 class multi_scan_member {
  public:
+  template <prefetch_hint Hint, imlp_layout Layout = imlp_layout::soa,
+            imlp_dispatch Dispatch = imlp_dispatch::switch_table, class Visitor>
+    requires has_imlp_scan_kernel<Structure, Hint, std::remove_reference_t<Visitor>>
+  void scan_imlp(std::span<const scan_request<Key>> requests, std::span<std::size_t> visited, std::size_t group,
+                 imlp_schedule schedule, Visitor&& visit) const {
+    check_batch_arguments(requests.size(), visited.size(), group, std::string(Structure::structure_name) + "::scan_imlp");
+    run_imlp_scans<Hint, Layout, Dispatch>(static_cast<const Structure&>(*this), requests, visited, group, schedule,
+                                           visit);
+  }
+
   template <class Visitor>
   void multi_scan(std::span<const scan_request<Key>> requests, std::span<std::size_t> visited, technique how,
                   std::size_t group, Visitor&& visit) const {
