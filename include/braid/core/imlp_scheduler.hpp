@@ -80,7 +80,7 @@ std::size_t imlp_fill(Slots& slots, std::size_t active, std::size_t* task_of, St
 }  // namespace detail
 
 // Dynamic refill: `active` contexts; a finished one delivers its result and takes the next
-// task; when tasks run out, the last live context moves into the finished one's place, so the
+// task, whose first step runs at once (up to its first Yield); when tasks run out, the last live context moves into the finished one's place, so the
 // drain visits live contexts only.
 template <class Kernel, std::size_t Width, imlp_layout Layout = imlp_layout::soa,
           imlp_dispatch Dispatch = imlp_dispatch::switch_table, class Start, class Finish>
@@ -102,8 +102,7 @@ void imlp_run_dynamic(const typename Kernel::shared_args& shared, std::size_t co
       if (next < count) {
         start(slots, slot, next);
         task_of[slot] = next++;
-        ++slot;
-        continue;
+        continue;  // the new task's first step runs now, as AMAC refills: its first prefetch is not a round late
       }
       --live;
       if (slot != live) {
