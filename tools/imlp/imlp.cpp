@@ -435,6 +435,7 @@ class emitter {
     number_states(c_.body_);
     check_body(c_.body_, 0, 0, false);
     check_locals();
+    find_written(c_.body_);
     if (c_.result_ != "void" && (c_.body_.empty() || (c_.body_.back().kind != kind::return_ &&
                                                       c_.body_.back().kind != kind::call))) {
       throw error(c_.body_where_, "kernel '" + c_.name_ + "' returns " + c_.result_ +
@@ -475,6 +476,35 @@ class emitter {
       collect_block_variables(n.otherwise);
       for (const auto& [value, nested] : n.cases) collect_block_variables(nested);
     }
+  }
+
+  // The names a statement may write: Assign / Load / Store / Variable targets, every name an
+  // opaque statement mentions, every Arg when the kernel Calls itself. An Arg outside this set
+  // is an input: a step holds it const and never writes it back.
+  void find_written(const nodes& body) {
+    for (const node& n : body) {
+      switch (n.kind) {
+        case kind::stmt:
+          if (n.target != "comment") written_.merge(identifiers(n.text));
+          break;
+        case kind::assign:
+        case kind::load:
+        case kind::store:
+        case kind::variable: written_.merge(identifiers(n.target)); break;
+        case kind::call:
+          for (const auto& d : c_.args_) written_.insert(d.name);
+          break;
+        default: break;
+      }
+      find_written(n.body);
+      find_written(n.otherwise);
+      for (const auto& [value, nested] : n.cases) find_written(nested);
+    }
+  }
+
+  bool is_input(const declaration& d) const {
+    return std::any_of(c_.args_.begin(), c_.args_.end(), [&d](const declaration& a) { return a.name == d.name; }) &&
+           !written_.contains(d.name);
   }
 
   void number_states(const nodes& body) {
@@ -646,7 +676,7 @@ class emitter {
   std::string state_ref(std::size_t s) const { return "state::" + state_names_[s]; }
 
   void suspend(std::ostringstream& out, int depth, std::size_t s, mode m) {
-    if (!context_fields().empty()) line(out, depth, "imlp_save();");
+    if (!saved_fields().empty()) line(out, depth, "imlp_save();");
     line(out, depth, "imlp_at = " + state_ref(s) + ";");
     line(out, depth, "return false;");
     if (m == mode::goto_dispatch) {
@@ -789,18 +819,29 @@ class emitter {
 
   bool has_result() const { return c_.result_ != "void"; }
 
+  // The context fields a step writes back when it suspends: all but the inputs.
+  std::vector<declaration> saved_fields() const {
+    std::vector<declaration> saved;
+    for (const auto& d : context_fields()) {
+      if (!is_input(d)) saved.push_back(d);
+    }
+    return saved;
+  }
+
   void references(std::ostringstream& out, int depth) {
     for (const auto& d : c_.shared_) line(out, depth, "[[maybe_unused]] const auto& " + d.name + " = imlp_shared." + d.name + ";");
     // Small fields live in locals for the step and are written back when it suspends
     // (braid/core/detail/imlp_locals.hpp); the others are the context's own, by reference.
-    const auto fields = context_fields();
-    for (const auto& d : fields) {
-      line(out, depth, "[[maybe_unused]] ::braid::detail::imlp_local_t<" + d.type + "> " + d.name + " = imlp_slots." + d.name +
-                           "(imlp_i);");
+    // An input (an Arg no statement writes) is const and stays out of the write-back.
+    for (const auto& d : context_fields()) {
+      line(out, depth, "[[maybe_unused]] ::braid::detail::" + std::string(is_input(d) ? "imlp_input_t<" : "imlp_local_t<") +
+                           d.type + "> " + d.name + " = imlp_slots." + d.name + "(imlp_i);");
     }
-    if (!fields.empty()) {
+    if (!saved_fields().empty()) {
       line(out, depth, "[[maybe_unused]] const auto imlp_save = [&] {  // before a suspension");
-      for (const auto& d : fields) line(out, depth + 1, "::braid::detail::imlp_write_back(imlp_slots." + d.name + "(imlp_i), " + d.name + ");");
+      for (const auto& d : saved_fields()) {
+        line(out, depth + 1, "::braid::detail::imlp_write_back(imlp_slots." + d.name + "(imlp_i), " + d.name + ");");
+      }
       line(out, depth, "};");
     }
     if (has_result()) line(out, depth, "[[maybe_unused]] result_type& imlp_result = imlp_slots.result(imlp_i);");
@@ -1023,6 +1064,7 @@ class emitter {
   std::map<const node*, std::size_t> state_of_;
   std::vector<const node*> opaque_;
   bool has_call_ = false;
+  std::set<std::string> written_;  // find_written
   std::map<std::string, std::vector<std::string>> sources_;
   std::set<std::pair<std::string, unsigned>> commented_;
 };
