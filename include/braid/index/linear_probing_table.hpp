@@ -315,9 +315,9 @@ class linear_probing_table
 
   // The generated IMLP probe (find_imlp, from detail/multi_find.hpp): its kernel, shared arguments.
   template <prefetch_hint Hint>
-  using imlp_kernel = imlp_kernels::linear_probing_table_find<Hint, slot, Value, probe_type>;
+  using imlp_kernel = imlp_kernels::linear_probing_table_find<Hint, slot, Value, probe_type, slots_per_line>;
   template <class Kernel> typename Kernel::shared_args imlp_shared() const noexcept {
-    return {slots_.data(), probe_, slots_per_line, zero_key_value_};
+    return {slots_.data(), probe_, zero_key_value_};
   }
 
  private:

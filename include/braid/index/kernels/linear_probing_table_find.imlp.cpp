@@ -12,14 +12,13 @@ using namespace braid::imlp;
 BRAID_IMLP_KERNEL(linear_probing_table_find) {
   return Coroutine("linear_probing_table_find")
       .Doc("linear_probing_table lookup: Murmur3 fmix64 home slot, linear probe to the key or a free slot.")
-      .Template("class Slot, class Value, class Probe")
+      .Template("class Slot, class Value, class Probe, std::size_t SlotsPerLine")  // a constant: % compiles to a mask
       .Include("<cstdint>")
       .Include("<optional>")
       .Include("braid/index/detail/murmur_hash.hpp")
       .Result("std::optional<Value>")
       .SharedArg("const Slot*", "slots")
       .SharedArg("Probe", "probe")
-      .SharedArg("std::size_t", "slots_per_line")
       .SharedArg("std::optional<Value>", "zero_key_value")
       .Arg("std::uint64_t", "key")
       .Variable("std::size_t", "position")
@@ -34,7 +33,7 @@ BRAID_IMLP_KERNEL(linear_probing_table_find) {
                     If("slots[position].key == key").Then(Return("slots[position].value")).
                     Return("std::nullopt")).
                 Assign("position", "probe.next(position)").
-                If("position % slots_per_line == 0").Then(
+                If("position % SlotsPerLine == 0").Then(
                     Prefetch("&slots[position]").Yield("at_next_line"))).
             Return("std::nullopt"));  // not reached: a free slot always ends the probe
 }
