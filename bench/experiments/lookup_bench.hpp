@@ -27,6 +27,7 @@
 #include "braid/index/detail/multi_find.hpp"
 #include "braid/index/technique.hpp"
 #include "experiment.hpp"
+#include "imlp_forms.hpp"
 #include "lookup_results.hpp"
 #include "measure.hpp"
 #include "results.hpp"
@@ -38,13 +39,10 @@ namespace braid::bench::lookup_bench {
 inline constexpr technique interleaved_techniques[] = {technique::gp, technique::amac, technique::coro,
                                                        technique::fiber};
 
-// The generated lookups of an index with an IMLP kernel (multi_find runs them: SoA contexts,
-// switch dispatch), and the ablations in the layouts and dispatches it does not choose
-// (Cimple's B8 comparison), which run only when --technique names them.
+// The generated lookups of an index with an IMLP kernel, as multi_find runs them (the
+// ablations in the layouts and dispatches it does not choose are imlp_forms.hpp's).
 inline constexpr technique imlp_techniques[] = {technique::imlp_dynamic, technique::imlp_static,
                                                 technique::imlp_hybrid};
-inline const std::vector<std::string> imlp_ablation_names = {"imlp-dynamic-aos", "imlp-dynamic-goto",
-                                                             "imlp-static-aos"};
 
 // Whether a structure names a generated IMLP lookup (imlp_kernel and imlp_shared).
 template <class Structure>
@@ -203,23 +201,14 @@ class lookup_passes {
   std::vector<body_type> bodies_;
 };
 
-// Runs the generated lookup in ablation `which` of imlp_ablation_names (AoS contexts; computed-goto
-// dispatch; AoS under the static schedule).
+// Runs the generated lookup in ablation `which` of imlp_ablation_names (imlp_forms.hpp).
 template <prefetch_hint Hint, class Structure, class Key, class Result>
 void run_imlp_ablation(const Structure& structure, std::size_t which, std::span<const Key> keys,
                        std::span<Result> out, std::size_t group) {
-  switch (which) {
-    case 0:
-      structure.template find_imlp<Hint, imlp_layout::aos>(keys, out, group, imlp_schedule::dynamic);
-      return;
-    case 1:
-      structure.template find_imlp<Hint, imlp_layout::soa, imlp_dispatch::computed_goto>(keys, out, group,
-                                                                                          imlp_schedule::dynamic);
-      return;
-    default:
-      structure.template find_imlp<Hint, imlp_layout::aos>(keys, out, group, imlp_schedule::static_batch);
-      return;
-  }
+  with_imlp_ablation(which, [&](auto form, imlp_schedule schedule) {
+    using chosen = decltype(form);
+    structure.template find_imlp<Hint, chosen::layout, chosen::dispatch>(keys, out, group, schedule);
+  });
 }
 
 // The generated lookups at every group with the default hint, and the ablations when named.

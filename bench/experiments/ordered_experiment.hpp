@@ -30,6 +30,7 @@
 #include "braid/index/technique.hpp"
 #include "experiment.hpp"
 #include "figures.hpp"
+#include "imlp_forms.hpp"
 #include "lookup_results.hpp"
 #include "measure.hpp"
 #include "results.hpp"
@@ -307,40 +308,26 @@ auto multi_scan_fills(const Index& index, std::span<const Request> requests) {
   };
 }
 
-// ---- the generated (IMLP) kernels in other layouts and dispatches ----
+// ---- the generated (IMLP) kernels in other layouts and dispatches (imlp_forms.hpp) ----
 
-// The forms multi_find and multi_scan do not choose (they run SoA contexts dispatched by a
-// switch): Cimple's B8 comparison. Ablations: they run only when --technique names them.
-inline const std::vector<std::string> imlp_variant_names = {"imlp-dynamic-aos", "imlp-dynamic-goto", "imlp-static-aos"};
-
-// `names` and then imlp_variant_names: the techniques of an experiment with the ablations.
+// `names` and then imlp_ablation_names: the techniques of an experiment with the ablations.
 inline std::vector<std::string> with_imlp_variants(std::vector<std::string> names) {
-  names.insert(names.end(), imlp_variant_names.begin(), imlp_variant_names.end());
+  names.insert(names.end(), imlp_ablation_names.begin(), imlp_ablation_names.end());
   return names;
 }
 
-// A layout and a dispatch of the generated contexts, as a type.
-template <imlp_layout Layout, imlp_dispatch Dispatch>
-struct imlp_form {
-  static constexpr imlp_layout layout = Layout;
-  static constexpr imlp_dispatch dispatch = Dispatch;
-};
-
-// Adds, for every group, each of imlp_variant_names that --technique named;
+// Adds, for every group, each of imlp_ablation_names that --technique named;
 // make_fill(imlp_form<Layout, Dispatch>{}, schedule, group) answers the run's operations that way.
 template <class MakeFill>
 void add_imlp_variants(std::vector<variant>& variants, const run_context& context, const std::vector<std::size_t>& groups,
                        MakeFill make_fill) {
   const auto& given = context.given().techniques;
   for (std::size_t group : groups) {
-    for (const std::string& name : imlp_variant_names) {
+    for (std::size_t which = 0; which < imlp_ablation_names.size(); ++which) {
+      const std::string& name = imlp_ablation_names[which];
       if (std::find(given.begin(), given.end(), name) == given.end()) continue;
-      fill_function fill =
-          name == "imlp-dynamic-aos"
-              ? make_fill(imlp_form<imlp_layout::aos, imlp_dispatch::switch_table>{}, imlp_schedule::dynamic, group)
-          : name == "imlp-dynamic-goto"
-              ? make_fill(imlp_form<imlp_layout::soa, imlp_dispatch::computed_goto>{}, imlp_schedule::dynamic, group)
-              : make_fill(imlp_form<imlp_layout::aos, imlp_dispatch::switch_table>{}, imlp_schedule::static_batch, group);
+      fill_function fill = with_imlp_ablation(
+          which, [&](auto form, imlp_schedule schedule) -> fill_function { return make_fill(form, schedule, group); });
       variants.push_back({name, group, false, std::move(fill), {}});
     }
   }
