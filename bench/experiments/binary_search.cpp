@@ -3,7 +3,8 @@
 // (Fig. 6, Fig. 10), the interleaving thesis (Fig. 4.1, 4.5, 4.6) and Cimple (Fig. 1).
 //
 // Data: --size bytes of keys per key type (a 1 GiB int32 array holds 2^28 keys); key i is
-// 2i (strings: 2i in 15 zero-padded digits, so string order is numeric order). Lookups are
+// 2i (int32: INT32_MIN + 2i, so an 8 GiB array still fits; strings: 2i in 15 zero-padded
+// digits, so string order is numeric order). Lookups are
 // keys of the array drawn with the chosen distribution (the papers' random subset: every
 // lookup hits).
 // Techniques: the two plain searches (naive-branchless, the branch-free lower bound every
@@ -48,6 +49,8 @@ Key key_of(std::uint64_t number) {
     const auto length = static_cast<std::size_t>(end - text);
     std::copy(text, end, digits + 15 - length);
     return string_key(std::string_view(digits, 15));
+  } else if constexpr (std::is_same_v<Key, std::int32_t>) {
+    return static_cast<std::int32_t>(static_cast<std::int64_t>(number) + INT32_MIN);  // number < 2^32
   } else {
     return static_cast<Key>(number);
   }
@@ -140,7 +143,7 @@ void measure_key_type(run_context& context, std::size_t size, const std::vector<
                       const std::vector<unsigned>& thread_counts, std::size_t lookups, unsigned repetitions) {
   const std::size_t count = std::max<std::size_t>(size / sizeof(Key), 1);
   if constexpr (std::is_same_v<Key, std::int32_t>) {
-    if (2 * count > static_cast<std::size_t>(INT32_MAX)) throw usage_error("--size: too large for int32 keys 2i");
+    if (count > (std::size_t{1} << 31)) throw usage_error("--size: too large for int32 keys (at most 2^31 of them, 8 GiB)");
   }
   // The Eytzinger peer holds a second copy of the keys, and a sorted one while it is built.
   const bool eytzinger = context.selected("eytzinger-prefetch");
