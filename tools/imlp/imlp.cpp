@@ -711,6 +711,7 @@ class emitter {
             // dynamic step runs on through it (its label stays: the hybrid schedule may hand
             // over a context that stopped there).
             line(out, depth, "// " + state_names_[state_of_.at(&n)] + ": a stage split of the static schedules only");
+            if (m == mode::switch_dispatch) line(out, depth, "[[fallthrough]];");
             line(out, depth - 1, (m == mode::goto_dispatch ? "resume_" + state_names_[state_of_.at(&n)] : "case " + state_ref(state_of_.at(&n))) + ":");
           } else if (machine) {
             suspend(out, depth, state_of_.at(&n), m);
@@ -963,8 +964,10 @@ class emitter {
     line(out, 1, comment);
     line(out, 1, head);
     // Always inlined into the scheduler's loop: a call per step (argument set-up, saved
-    // registers, the shared arguments reloaded) costs as much as a short step itself.
-    line(out, 1, "[[gnu::always_inline]] static bool " + name +
+    // registers, the shared arguments reloaded) costs as much as a short step itself. Not the
+    // computed-goto step: its static table of label addresses forbids copies (GCC refuses).
+    const std::string inlined = m == mode::goto_dispatch ? "" : "[[gnu::always_inline]] ";
+    line(out, 1, inlined + "static bool " + name +
                      "(Slots& imlp_slots, std::size_t imlp_i, [[maybe_unused]] const shared_args& imlp_shared) {");
     references(out, 2);
     machine(out, m);
