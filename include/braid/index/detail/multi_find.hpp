@@ -88,6 +88,13 @@ template <class S, class K, class R, prefetch_hint Hint>
                               "' is not implemented by this structure (it has " + available + ")");
 }
 
+// The schedule of an imlp technique (imlp_dynamic, imlp_static or imlp_hybrid).
+constexpr imlp_schedule imlp_schedule_of(technique how) noexcept {
+  return how == technique::imlp_dynamic ? imlp_schedule::dynamic
+         : how == technique::imlp_static ? imlp_schedule::static_batch
+                                         : imlp_schedule::hybrid;
+}
+
 template <prefetch_hint Hint, class S, class K, class R>
 void run_multi_find(const S& structure, std::span<const K> keys, std::span<R> out, technique how, std::size_t group,
                     const char* name) {
@@ -129,10 +136,7 @@ void run_multi_find(const S& structure, std::span<const K> keys, std::span<R> ou
     case technique::imlp_static:
     case technique::imlp_hybrid:
       if constexpr (has_imlp<S, K, R, Hint>) {
-        structure.template find_imlp<Hint>(keys, out, group,
-                                           how == technique::imlp_dynamic  ? imlp_schedule::dynamic
-                                           : how == technique::imlp_static ? imlp_schedule::static_batch
-                                                                           : imlp_schedule::hybrid);
+        structure.template find_imlp<Hint>(keys, out, group, imlp_schedule_of(how));
         return;
       }
       break;

@@ -67,12 +67,6 @@ constexpr bool implements_scan(technique how) noexcept {
   return false;
 }
 
-constexpr imlp_schedule imlp_schedule_of(technique how) noexcept {
-  return how == technique::imlp_dynamic ? imlp_schedule::dynamic
-         : how == technique::imlp_static ? imlp_schedule::static_batch
-                                         : imlp_schedule::hybrid;
-}
-
 // The generated scans: min(group, 128) contexts of the index's scan kernel under `schedule`,
 // each started with (start, limit, request index); visited[i] the kernel's result for request i.
 // The width is 16 for groups up to 16 and 128 above, as for imlp_map.
