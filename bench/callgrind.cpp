@@ -145,21 +145,23 @@ std::string counting_program(std::string& problem) {
 
 }  // namespace
 
+std::string counting_unavailable() {
+#ifndef BRAID_HAVE_CALLGRIND_HEADER
+  return "built without <valgrind/callgrind.h> (install valgrind and rebuild)";
+#else
+  if (!program_on_path("valgrind")) return "valgrind not found (install valgrind)";
+  std::string problem;
+  if (counting_program(problem).empty() && problem.empty()) problem = "cannot find this program's executable";
+  return problem;
+#endif
+}
+
 instruction_counts count_instructions(const std::vector<std::string>& arguments) {
   instruction_counts counts;
-#ifndef BRAID_HAVE_CALLGRIND_HEADER
-  counts.problem = "built without <valgrind/callgrind.h> (install valgrind and rebuild)";
-  return counts;
-#else
-  if (!program_on_path("valgrind")) {
-    counts.problem = "valgrind not found (install valgrind)";
-    return counts;
-  }
+  counts.problem = counting_unavailable();
+  if (!counts.problem.empty()) return counts;
+#ifdef BRAID_HAVE_CALLGRIND_HEADER
   counts.program = counting_program(counts.problem);
-  if (counts.program.empty()) {
-    if (counts.problem.empty()) counts.problem = "cannot find this program's executable";
-    return counts;
-  }
   std::string directory_template = (std::filesystem::temp_directory_path() / "braid-callgrind-XXXXXX").string();
   if (::mkdtemp(directory_template.data()) == nullptr) {
     counts.problem = "cannot create a temporary directory";
@@ -189,8 +191,8 @@ instruction_counts count_instructions(const std::vector<std::string>& arguments)
   }
   std::error_code ignored;
   std::filesystem::remove_all(directory, ignored);
-  return counts;
 #endif
+  return counts;
 }
 
 }  // namespace braid::bench

@@ -13,8 +13,9 @@
 //
 // The second run uses the same options, so it builds the same data and counts the same passes;
 // keep it affordable with --quick or small --size/--keys (a pass runs 20-100x slower under
-// callgrind). Without valgrind, or when the count fails, one line says so and the rows go out
-// without the column.
+// callgrind). What can be known before the timed run (no valgrind, no portable build, a stale
+// one) refuses the command with a usage error (exit 2) before it runs; a counting run that
+// fails prints the rows without the column, says why, and exits with status 1.
 //
 // valgrind (3.19-3.22) cannot decode AVX-512. A build tuned with -march=native on a machine
 // with AVX-512 therefore runs the counting pass with the portable build of the `callgrind`
@@ -64,6 +65,10 @@ struct instruction_counts {
   std::string program;                      // the executable that was counted
   std::string problem;                      // non-empty: why there are no counts
 };
+
+// Why counting cannot work here (empty when it can): no callgrind header at build time, no
+// valgrind, an AVX-512 build without a portable build as new as itself.
+std::string counting_unavailable();
 
 // Re-runs this program's command `arguments` (after the program name, without --callgrind)
 // under callgrind and collects the counts of every pass.

@@ -219,7 +219,13 @@ void print_figure(std::ostream& out, const figure_result& result, const run_meta
 int run_named(const std::string& name, const std::vector<std::string>& arguments) {
   const figure definition = figure_named(name);
   const options given = parse_run_options(arguments);
+  if (given.callgrind) {
+    if (const std::string problem = counting_unavailable(); !problem.empty()) {
+      throw usage_error("--callgrind: " + problem);
+    }
+  }
   figure_result result = run_figure(definition, given, std::cerr);
+  bool counted = true;
   if (given.callgrind) {
     // The counting run repeats this command without --callgrind and without output files.
     std::vector<std::string> command = {"run", name};
@@ -232,7 +238,8 @@ int run_named(const std::string& name, const std::vector<std::string>& arguments
       command.push_back(arguments[position]);
     }
     const std::string problem = add_instruction_counts(result, command);
-    if (!problem.empty()) std::cerr << "braid-bench: --callgrind: " << problem << '\n';
+    counted = problem.empty();
+    if (!counted) std::cerr << "braid-bench: --callgrind: " << problem << '\n';
   }
   const run_metadata metadata = metadata_of(result);
   print_figure(std::cout, result, metadata, given.format);
@@ -249,7 +256,7 @@ int run_named(const std::string& name, const std::vector<std::string>& arguments
     write_report(section, contents);
     if (!section) throw std::runtime_error("could not write " + (directory / (definition.name + ".md")).string());
   }
-  return 0;
+  return counted ? 0 : 1;
 }
 
 }  // namespace braid::bench

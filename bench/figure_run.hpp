@@ -54,6 +54,8 @@ std::string write_figure_files(const figure_result& result, const run_metadata& 
 void print_figure(std::ostream& out, const figure_result& result, const run_metadata& metadata, output_format format);
 
 // `braid-bench run NAME [options]` (also `braid-bench roofline`): runs, prints, writes --out.
+// Returns 1 when --callgrind was asked for and the counting run failed (the rows went out
+// without instruction counts); refuses --callgrind up front where it cannot work.
 int run_named(const std::string& name, const std::vector<std::string>& arguments);
 
 }  // namespace braid::bench

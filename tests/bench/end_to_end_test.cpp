@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -102,6 +103,16 @@ TEST_F(BenchProgram, MissingOrMalformedWorkloadFilesExitTwoBeforeRunning) {
   EXPECT_NE(bad.output.find(malformed + ":2"), std::string::npos) << bad.output;
   // Nothing ran: no table, only the one-line error.
   EXPECT_EQ(std::count(bad.output.begin(), bad.output.end(), '\n'), 1) << bad.output;
+}
+
+// --callgrind where counting cannot work (here: no valgrind on the PATH) is refused before the
+// timed run, not answered with rows that lack the counts.
+TEST_F(BenchProgram, CallgrindThatCannotCountExitsTwoBeforeRunning) {
+  const program_result result = run_program({program, "run", "task-cost", "--quick", "--callgrind"},
+                                            {{"PATH", directory_.string()}});
+  EXPECT_EQ(result.exit_status, 2) << result.output;
+  EXPECT_NE(result.output.find("--callgrind: valgrind not found"), std::string::npos) << result.output;
+  EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 1) << result.output;
 }
 
 }  // namespace
