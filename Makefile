@@ -59,7 +59,7 @@ ci: test test-install bench-smoke test-asan test-gcc test-tsan fuzz-smoke
 
 # Clang + libFuzzer + ASan + UBSan: every target of tests/fuzz for FUZZ_SECONDS each (tools/fuzz.sh:
 # seeded from tests/fuzz/corpus/<target>, new inputs kept in build/fuzz/corpus/<target>);
-# FUZZ_TARGETS="bplus_tree_256 masstree" runs only those. fuzz-smoke (CI) gives each target
+# FUZZ_TARGETS="bplus_tree_256 masstree" runs only those, JOBS at a time. fuzz-smoke (CI) gives each target
 # FUZZ_SMOKE_SECONDS, so the whole run stays within a few minutes.
 fuzz-build: bootstrap
 	cmake -S . -B build/fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -68,10 +68,10 @@ fuzz-build: bootstrap
 	cmake --build build/fuzz -j $(JOBS) --target braid_fuzzers
 
 fuzz: fuzz-build
-	tools/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	JOBS=$(JOBS) tools/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 fuzz-smoke: fuzz-build
-	tools/fuzz.sh $(FUZZ_SMOKE_SECONDS) $(FUZZ_TARGETS)
+	JOBS=$(JOBS) tools/fuzz.sh $(FUZZ_SMOKE_SECONDS) $(FUZZ_TARGETS)
 
 clean:
 	rm -rf build
