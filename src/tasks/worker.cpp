@@ -110,7 +110,9 @@ void worker::run_loop() {
   current_worker_of_thread = nullptr;
 }
 
-void worker::run_buffered_tasks() {
+// The loop's per-task functions are forced inline: with a ring that holds one task (a single
+// chain) the loop runs them once per task, and each call's prologue cost as much as their work.
+[[gnu::always_inline]] inline void worker::run_buffered_tasks() {
   const bool prefetching = prefetch_mode_ != prefetch_distance::mode::off;
   const bool sampling = prefetch_mode_ == prefetch_distance::mode::automatic;
   do {
@@ -143,34 +145,50 @@ void worker::run_buffered_tasks() {
   } while (count_ > refill_at_ && !runtime_->stopping());
 }
 
-void worker::refill() {
+[[gnu::always_inline]] inline void worker::refill() {
   ++statistics_.refills;
   take_queued(priority::normal);
   if (count_ < low_priority_below_) take_queued(priority::low);
   if (reclamation_ != reclamation::none && count_ != 0) {
     publish_epoch();
-    runtime_->epochs().maybe_advance(read_cycle_counter());
-    if (!garbage_.empty()) reclaim_garbage(false);
+    if (statistics_.executed >= next_epoch_check_) {
+      // The clock read and the walk over the garbage, once per epoch_check_tasks tasks.
+      next_epoch_check_ = statistics_.executed + epoch_check_tasks;
+      runtime_->epochs().maybe_advance(read_cycle_counter());
+      if (!garbage_.empty()) reclaim_garbage(false);
+    }
   }
 }
 
 // The queued tasks of one priority: remote ones join the local queue (this worker's region
 // first, then the others), then local ones fill the ring.
-void worker::take_queued(priority level) {
+[[gnu::always_inline]] inline void worker::take_queued(priority level) {
   const auto queue = static_cast<unsigned>(level);
-  for (unsigned offset = 0; offset < regions_; ++offset) {
-    remote_[queue * regions_ + (region_ + offset) % regions_].take_all(local_[queue]);
+  const remote_task_queue* const of_level = &remote_[queue * regions_];
+  for (unsigned source = 0; source < regions_; ++source) {
+    if (of_level[source].maybe_nonempty()) {
+      take_remote(level);
+      break;
+    }
   }
+  local_task_queue& local = local_[queue];
   while (count_ < ring_capacity) {
-    task_descriptor* task = local_[queue].pop();
+    task_descriptor* task = local.pop();
     if (task == nullptr) break;
     place(*task);
   }
 }
 
+void worker::take_remote(priority level) noexcept {
+  const auto queue = static_cast<unsigned>(level);
+  remote_task_queue* const of_level = &remote_[queue * regions_];
+  for (unsigned source = region_; source < regions_; ++source) of_level[source].take_all(local_[queue]);
+  for (unsigned source = 0; source < region_; ++source) of_level[source].take_all(local_[queue]);
+}
+
 void worker::publish_epoch() noexcept { runtime_->epochs().enter(id_); }
 
-void worker::place(task_descriptor& task) {
+[[gnu::always_inline]] inline void worker::place(task_descriptor& task) {
   const std::size_t position = head_ + count_;
   buffer_slot& slot = ring_[position & ring_mask];
   slot.task = &task;
@@ -270,14 +288,19 @@ void worker::idle_wait(unsigned& idle_rounds) {
 
 // ---- running one task -------------------------------------------------------------------------
 
-void worker::run(task_descriptor& task) {
+[[gnu::always_inline]] inline void worker::run(task_descriptor& task) {
   running_ = &task;
   ++statistics_.executed;
   const resource_ptr object = task.object_;
-  const task_result result = object ? run_synchronized(task, object) : invoke(task);
+  // No object and an object without synchronization both have primitive none.
+  const task_result result = object.protocol() == primitive::none ? invoke(task) : run_synchronized(task, object);
   if (effect_count_ != 0) run_effects(task);
   running_ = nullptr;
-  apply(task, result);
+  if (result.what() == task_result::action::succeed) [[likely]] {
+    dispatch(*result.successor());
+  } else {
+    apply(task, result);
+  }
 }
 
 task_result worker::run_synchronized(task_descriptor& task, resource_ptr object) {
@@ -444,7 +467,7 @@ void worker::forward(task_descriptor& task, std::uint16_t owner) {
 
 // ---- dispatching ------------------------------------------------------------------------------
 
-void worker::dispatch(task_descriptor& task) {
+void worker::dispatch_routed(task_descriptor& task) {
   std::uint16_t target = task.destination_;
   if (const resource_ptr object = task.object_) {
     const primitive protocol = object.protocol();

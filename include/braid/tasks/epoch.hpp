@@ -8,13 +8,16 @@
 // reached it before it was unlinked has finished by then.
 //
 // The global epoch advances at most once per `advance_interval` (TSC cycles), by whichever
-// worker notices first while refilling its task buffer; there is no epoch thread.
+// worker notices first (it looks once per 64 tasks and when idle); there is no epoch thread.
 //
 // Modes (`reclamation`):
 //   none         retired objects are kept until the runtime is destroyed (no epoch traffic);
-//   per_task     the local epoch is published before every task (a fenced store per task);
+//   per_task     the local epoch is published before every task (a load of the global epoch
+//                per task; a fenced store when it moved);
 //   per_refill   published when the worker refills its task buffer (once per up to 64 tasks)
 //                and when it goes idle: the batched variant the dissertation keeps.
+// A worker reads the clock to advance the epoch, and frees what it retired, once per 64 tasks
+// it ran and whenever it goes idle.
 //
 // What is protected: whatever a task reaches while it runs. A pointer a task stores in a
 // descriptor that runs later is protected only while that task is queued within the same
@@ -43,8 +46,13 @@ class epoch_manager {
 
   // The worker starts (or continues) running tasks: it publishes the current global epoch.
   // Sequentially consistent: the store is ordered before the loads of the tasks that follow.
+  // When the worker's local epoch already is the global one, nothing is stored: the store that
+  // published it is still ordered before every later load, so a second one would only cost the
+  // fence (about as much as a whole task on x86).
   void enter(unsigned worker) noexcept {
-    local(worker).store(global_.load(std::memory_order_seq_cst), std::memory_order_seq_cst);
+    const std::uint64_t epoch = global_.load(std::memory_order_seq_cst);
+    std::atomic<std::uint64_t>& mine = local(worker);
+    if (mine.load(std::memory_order_relaxed) != epoch) mine.store(epoch, std::memory_order_seq_cst);
   }
   // The worker has nothing to run: it holds no object.
   void leave(unsigned worker) noexcept { local(worker).store(idle, std::memory_order_seq_cst); }

@@ -135,6 +135,7 @@ class worker {
   static constexpr std::size_t history_length = 8;
   static constexpr unsigned max_effects = 4;
   static constexpr unsigned sample_every = 8;       // automatic mode: tasks per timed task
+  static constexpr unsigned epoch_check_tasks = 64;  // tasks per look at the epoch clock
 
   struct buffer_slot {
     task_descriptor* task;
@@ -155,10 +156,11 @@ class worker {
 
   // ---- the loop --------------------------------------------------------------------------
   void run_loop();
-  void run_buffered_tasks();
-  void refill();
-  void take_queued(priority level);
-  void place(task_descriptor& task);
+  inline void run_buffered_tasks();  // inline: defined in worker.cpp, its only user
+  inline void refill();
+  inline void take_queued(priority level);
+  void take_remote(priority level) noexcept;
+  inline void place(task_descriptor& task);
   void place_prefetch(std::size_t position, const void* address, prefetch_descriptor hint);
   void idle_wait(unsigned& idle_rounds);
   void configure_prefetching();
@@ -166,7 +168,7 @@ class worker {
   void record_cycles(std::uint16_t type_id, std::uint64_t cycles) noexcept;
 
   // ---- running one task ------------------------------------------------------------------
-  void run(task_descriptor& task);
+  inline void run(task_descriptor& task);
   task_result run_synchronized(task_descriptor& task, resource_ptr object);
   task_result run_optimistic(task_descriptor& task, resource& object);
   task_result run_transactional(task_descriptor& task, resource& object);
@@ -176,7 +178,21 @@ class worker {
   void run_effects(task_descriptor& task);
 
   // ---- dispatching -----------------------------------------------------------------------
-  void dispatch(task_descriptor& task);
+  // The common case inline: a task for any worker (or this one) whose object's primitive does
+  // not route it goes to the local queue; the rest takes dispatch_routed.
+  void dispatch(task_descriptor& task) {
+    constexpr unsigned routing = (1u << static_cast<unsigned>(primitive::schedule_all)) |
+                                 (1u << static_cast<unsigned>(primitive::schedule_writer)) |
+                                 (1u << static_cast<unsigned>(primitive::batched));
+    const bool here = task.destination_ == any_worker || task.destination_ == id_;
+    if (here && ((routing >> static_cast<unsigned>(task.object_.protocol())) & 1u) == 0) [[likely]] {
+      local_[static_cast<unsigned>(task.priority_)].push(task);
+      ++statistics_.dispatched_local;
+      return;
+    }
+    dispatch_routed(task);
+  }
+  void dispatch_routed(task_descriptor& task);
   void defer(task_descriptor& task);
   void accept_remote(task_descriptor& task, priority level, unsigned source_region) noexcept {
     remote_[static_cast<unsigned>(level) * regions_ + source_region].push(task);
@@ -201,6 +217,7 @@ class worker {
   unsigned fixed_distance_ = 2;
   unsigned low_priority_below_ = 16;
   unsigned sample_countdown_ = sample_every;
+  std::uint64_t next_epoch_check_ = 0;  // statistics_.executed at the next look at the clock
   reclamation reclamation_ = reclamation::per_refill;
   bool deferring_ = false;
   task_descriptor* running_ = nullptr;
