@@ -137,12 +137,9 @@ inline void set_speedups(result_row& row, const std::vector<measurement>& measur
 }
 
 // Notes every experiment of this family records.
-inline void note_runtime(run_context& context, const tasks::runtime& runtime, const blink_tree& tree,
-                         const std::string& workload) {
+inline void note_runtime(run_context& context, const blink_tree& tree, const std::string& workload) {
   context.note("workload", workload);
   context.note("tree_pages", tree.describe_pages());
-  context.note("memory_latency_model", std::to_string(runtime.latency().first_line_ns) + " ns first line, " +
-                                           std::to_string(runtime.latency().next_line_ns) + " ns per further line");
   context.note("hardware_transactions", tasks::hardware_transactions_supported() ? "yes (RTM)" : "not supported on this CPU");
 }
 

@@ -166,7 +166,7 @@ void run_blink_tree_prefetch_parts(run_context& context) {
                        }
                      });
     tree.set_prefetch(defaults.traversal_prefetch, defaults.insert_prefetch, defaults.value_step);
-    note_runtime(context, runtime, tree, input.description);
+    note_runtime(context, tree, input.description);
   }
 }
 
@@ -218,7 +218,7 @@ void run_blink_tree_reclamation(run_context& context) {
     measure_and_emit(context, setup.repetitions, reads, "blink-tree-reclamation", "read-" + setup.distribution.describe(), workers,
                      input.run.size(), [&] { return tree.memory_bytes(); }, "none", "none");
     runtime.set_reclamation(tasks::reclamation::per_refill);
-    note_runtime(context, runtime, tree, input.description);
+    note_runtime(context, tree, input.description);
   }
   context.note("reclamation_scope",
                "the B-link tree never frees a node while it lives: the modes differ by their epoch bookkeeping only");
@@ -315,7 +315,7 @@ void run_blink_tree_sync(run_context& context) {
       measure_and_emit(context, setup.repetitions, updates, "blink-tree-sync", "ycsb-a-" + setup.distribution.describe(), workers,
                        update_run.size(), tree_bytes, "threads-olc", "");
     }
-    if (!trees.empty()) note_runtime(context, runtime, *trees.front().tree, read_input.description);
+    if (!trees.empty()) note_runtime(context, *trees.front().tree, read_input.description);
   }
   context.note("records_per_tree", std::to_string(setup.records) + " (one tree per primitive, all resident at once)");
 }

@@ -5,7 +5,7 @@
 // Techniques, all on one tree per worker count (the fill passes clear and refill it):
 //   tasks-off            the task runtime with prefetching off
 //   tasks-fixed-K        prefetch the object of the task K slots ahead
-//   tasks-auto           automatic distance: measured task cycles, probed memory latency
+//   tasks-auto           automatic distance: each worker tunes it over measured windows
 //   coro-on-tasks-auto   reads only: the coroutine lookup source run as tasks (the bridge)
 //   threads-olc          plain threads, optimistic lock coupling: the naive baseline
 //   coro-interleaved     reads only: the coroutine lookup source interleaved on threads
@@ -39,8 +39,7 @@ void run_blink_tree_ycsb(run_context& context) {
     distributions = {{.shape = key_distribution::kind::zipf}, {.shape = key_distribution::kind::uniform}};
   }
   context.require_memory(tree_bytes_estimate(records) + 2 * records * 2 * sizeof(request) + (std::size_t{600} << 20),
-                         "the tree, its requests and the memory probe");
-  const tasks::memory_latency latency = tasks::memory_latency::from(measured_memory_profile(context));
+                         "the tree and its requests");
 
   std::vector<ycsb_input> inputs;
   for (const key_distribution& distribution : distributions) {
@@ -49,7 +48,7 @@ void run_blink_tree_ycsb(run_context& context) {
   const std::vector<request>& fill = inputs.front().fill;
 
   for (unsigned workers : worker_counts) {
-    tasks::runtime runtime({.workers = workers, .latency = latency});
+    tasks::runtime runtime({.workers = workers});
     thread_runner threads(workers);
     blink_tree tree(runtime);
     tree.reserve(tree_bytes_estimate(fill.size()) / blink_tree::node_bytes * 6 / 5);
@@ -119,7 +118,7 @@ void run_blink_tree_ycsb(run_context& context) {
         context.emit(std::move(row));
       }
     }
-    note_runtime(context, runtime, tree, inputs.front().description);
+    note_runtime(context, tree, inputs.front().description);
   }
 }
 

@@ -54,12 +54,6 @@ runtime_config validated(runtime_config config) {
   return config;
 }
 
-memory_latency initial_latency(const runtime_config& config) {
-  if (config.latency) return *config.latency;
-  if (config.distance.kind() == prefetch_distance::mode::automatic) return memory_latency::measure();
-  return {};
-}
-
 std::uint64_t cycles_of(std::chrono::microseconds interval) {
   return static_cast<std::uint64_t>(static_cast<double>(interval.count()) * 1000.0 * tsc_per_ns());
 }
@@ -68,7 +62,6 @@ std::uint64_t cycles_of(std::chrono::microseconds interval) {
 
 runtime::runtime(runtime_config config)
     : config_(validated(config)),
-      latency_(initial_latency(config_)),
       epochs_(config_.workers, cycles_of(config_.epoch_interval)),
       runner_(config_.workers),
       owner_weight_(new std::atomic<std::uint64_t>[config_.workers]) {
@@ -108,12 +101,7 @@ runtime_guard::~runtime_guard() {
   }
 }
 
-void runtime::set_prefetch_distance(prefetch_distance distance) {
-  if (distance.kind() == prefetch_distance::mode::automatic && latency_.first_line_ns == 0) {
-    latency_ = memory_latency::measure();
-  }
-  config_.distance = distance;
-}
+void runtime::set_prefetch_distance(prefetch_distance distance) { config_.distance = distance; }
 
 void runtime::set_reclamation(reclamation mode) { config_.reclaim = mode; }
 

@@ -73,14 +73,28 @@ void worker::configure_prefetching() {
       fixed_distance_ = std::clamp(config.distance.tasks(), 1u, largest_distance);
       refill_at_ = fixed_distance_;
       break;
-    case prefetch_distance::mode::automatic:
-      refill_at_ = std::clamp(config.max_automatic_distance, 1u, largest_distance);
+    case prefetch_distance::mode::automatic: {
+      const unsigned largest = std::clamp(config.max_automatic_distance, 1u, largest_distance);
+      tuner_ = detail::distance_tuner(initial_automatic_distance, largest);
+      fixed_distance_ = tuner_.distance();
+      refill_at_ = fixed_distance_;
+      start_tuning_window();
       break;
+    }
   }
-  const double cycles_per_ns = tsc_per_ns();
-  for (unsigned lines = 0; lines < latency_cycles_.size(); ++lines) {
-    latency_cycles_[lines] = static_cast<std::uint32_t>(runtime_->latency().ns_for(lines) * cycles_per_ns);
-  }
+}
+
+void worker::start_tuning_window() noexcept {
+  window_left_ = tuning_window_tasks;
+  window_start_ = read_cycle_counter();
+}
+
+// The window's cycles go to the tuner, whose next distance the following tasks are placed at
+// (tasks already in the ring keep the prefetch slots they were given).
+void worker::finish_tuning_window() noexcept {
+  fixed_distance_ = tuner_.window_done(read_cycle_counter() - window_start_);
+  refill_at_ = fixed_distance_;
+  start_tuning_window();
 }
 
 void worker::run_loop() {
@@ -94,7 +108,11 @@ void worker::run_loop() {
         idle_wait(idle_rounds);
         continue;
       }
-      idle_rounds = 0;
+      if (idle_rounds != 0) {
+        idle_rounds = 0;
+        // A window that waited for work measures the wait, not the distance.
+        if (prefetch_mode_ == prefetch_distance::mode::automatic) start_tuning_window();
+      }
       run_buffered_tasks();
     }
   } catch (...) {
@@ -114,7 +132,7 @@ void worker::run_loop() {
 // chain) the loop runs them once per task, and each call's prologue cost as much as their work.
 [[gnu::always_inline]] inline void worker::run_buffered_tasks() {
   const bool prefetching = prefetch_mode_ != prefetch_distance::mode::off;
-  const bool sampling = prefetch_mode_ == prefetch_distance::mode::automatic;
+  const bool tuning = prefetch_mode_ == prefetch_distance::mode::automatic;
   do {
     buffer_slot& slot = ring_[head_ & ring_mask];
     task_descriptor* task = slot.task;
@@ -133,15 +151,8 @@ void worker::run_loop() {
     ++head_;
     --count_;
     if (reclamation_ == reclamation::per_task) runtime_->epochs().enter(id_);
-    if (sampling && --sample_countdown_ == 0) {
-      sample_countdown_ = sample_every;
-      const std::uint16_t type = task->type_id_;
-      const std::uint64_t start = read_cycle_counter();
-      run(*task);
-      record_cycles(type, read_cycle_counter() - start);
-    } else {
-      run(*task);
-    }
+    run(*task);
+    if (tuning && --window_left_ == 0) finish_tuning_window();
   } while (count_ > refill_at_ && !runtime_->stopping());
 }
 
@@ -193,79 +204,24 @@ void worker::publish_epoch() noexcept { runtime_->epochs().enter(id_); }
   buffer_slot& slot = ring_[position & ring_mask];
   slot.task = &task;
   ++count_;
-  switch (prefetch_mode_) {
-    case prefetch_distance::mode::off: return;
-    case prefetch_distance::mode::fixed: {
-      if (task.prefetch_address_ == nullptr || task.prefetch_.empty()) return;
-      if (position < head_ + fixed_distance_) {
-        // The slot k ahead of this task has run already: prefetch now, as early as it gets.
-        task.prefetch_.issue(task.prefetch_address_);
-        ++statistics_.prefetches;
-        return;
-      }
-      buffer_slot& carrier = ring_[(position - fixed_distance_) & ring_mask];
-      carrier.prefetch_address = task.prefetch_address_;
-      carrier.prefetch = task.prefetch_;
-      return;
-    }
-    case prefetch_distance::mode::automatic: {
-      slot.expected_cycles = expected_cycles(task.type_id_);
-      if (task.prefetch_address_ == nullptr || task.prefetch_.empty()) return;
-      place_prefetch(position, task.prefetch_address_, task.prefetch_);
-      return;
-    }
-  }
-}
-
-void worker::place_prefetch(std::size_t position, const void* address, prefetch_descriptor hint) {
-  const std::uint32_t needed = latency_cycles_[std::min<std::size_t>(hint.line_count(), latency_cycles_.size() - 1)];
-  // Walk back from the task until the tasks in between cover the prefetch's latency.
-  std::size_t carrier = position;
-  std::uint64_t covered = 0;
-  while (carrier > head_ && covered < needed) {
-    --carrier;
-    covered += ring_[carrier & ring_mask].expected_cycles;
-  }
-  // One prefetch per slot: a taken slot moves the prefetch later (less cover, but still ahead).
-  while (carrier < position && ring_[carrier & ring_mask].prefetch_address != nullptr) ++carrier;
-  if (carrier == position) {
-    hint.issue(address);
+  // Fixed and automatic distances place alike; the automatic one changes between windows.
+  if (prefetch_mode_ == prefetch_distance::mode::off) return;
+  if (task.prefetch_address_ == nullptr || task.prefetch_.empty()) return;
+  if (position < head_ + fixed_distance_) {
+    // The slot k ahead of this task has run already: prefetch now, as early as it gets.
+    task.prefetch_.issue(task.prefetch_address_);
     ++statistics_.prefetches;
     return;
   }
-  buffer_slot& slot = ring_[carrier & ring_mask];
-  slot.prefetch_address = address;
-  slot.prefetch = hint;
-}
-
-std::uint32_t worker::expected_cycles(std::uint16_t type_id) const noexcept {
-  constexpr std::uint32_t unmeasured = 500;  // MxTasking's default annotation, until samples arrive
-  const std::uint32_t estimate = history_[type_id & (history_types - 1)].estimate;
-  return estimate != 0 ? estimate : unmeasured;
-}
-
-// The estimate is the mean of the lower half of the recent samples: a sampled task that waited
-// for memory (a prefetch issued too late) measures the miss, not its work; letting such samples
-// in would shorten the distance and cause more such waits.
-void worker::record_cycles(std::uint16_t type_id, std::uint64_t cycles) noexcept {
-  type_history& history = history_[type_id & (history_types - 1)];
-  history.samples[history.next] = static_cast<std::uint32_t>(std::min<std::uint64_t>(cycles, UINT32_MAX));
-  history.next = static_cast<std::uint8_t>((history.next + 1) % history_length);
-  if (history.filled < history_length) ++history.filled;
-  std::array<std::uint32_t, history_length> sorted{};
-  std::copy_n(history.samples.begin(), history.filled, sorted.begin());
-  // Insertion sort of at most eight samples (std::sort on so small an array trips GCC 12's
-  // array-bounds warning in its unrolled prologue).
-  for (unsigned index = 1; index < history.filled; ++index) {
-    const std::uint32_t sample = sorted[index];
-    unsigned slot = index;
-    for (; slot > 0 && sorted[slot - 1] > sample; --slot) sorted[slot] = sorted[slot - 1];
-    sorted[slot] = sample;
+  buffer_slot& carrier = ring_[(position - fixed_distance_) & ring_mask];
+  if (carrier.prefetch_address != nullptr) [[unlikely]] {
+    // Taken by a task placed at another distance (the automatic one changed): issue now.
+    task.prefetch_.issue(task.prefetch_address_);
+    ++statistics_.prefetches;
+    return;
   }
-  const unsigned lower_half = std::max(1u, history.filled / 2u);
-  std::uint64_t sum = 0;
-  for (unsigned index = 0; index < lower_half; ++index) sum += sorted[index];
-  history.estimate = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(sum / lower_half));
+  carrier.prefetch_address = task.prefetch_address_;
+  carrier.prefetch = task.prefetch_;
 }
 
 void worker::idle_wait(unsigned& idle_rounds) {

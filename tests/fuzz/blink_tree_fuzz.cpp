@@ -11,7 +11,6 @@ braid::tasks::runtime& owner() {
   static braid::tasks::runtime runtime([] {
     braid::tasks::runtime_config config;
     config.workers = 1;
-    config.latency = braid::tasks::memory_latency{100, 10};  // no latency probe
     return config;
   }());
   return runtime;

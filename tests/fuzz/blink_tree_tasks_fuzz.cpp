@@ -22,7 +22,6 @@ braid::tasks::runtime& one_worker() {
   static braid::tasks::runtime runtime([] {
     braid::tasks::runtime_config config;
     config.workers = 1;
-    config.latency = braid::tasks::memory_latency{100, 10};  // no latency probe
     config.low_priority_below = 1;  // the fetcher waits until the one request in flight is done
     return config;
   }());

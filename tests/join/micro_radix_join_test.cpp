@@ -28,7 +28,6 @@ using testing::join_case;
 tasks::runtime_config config_of(unsigned workers) {
   tasks::runtime_config config;
   config.workers = workers;
-  config.latency = tasks::memory_latency{100, 10};  // no latency probe in tests
   return config;
 }
 

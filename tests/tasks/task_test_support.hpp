@@ -49,7 +49,6 @@ struct counter_pair : resource {
 inline runtime_config test_config(unsigned workers) {
   runtime_config config;
   config.workers = workers;
-  config.latency = memory_latency{100, 10};  // no probe in tests
   return config;
 }
 

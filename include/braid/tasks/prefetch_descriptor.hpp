@@ -41,8 +41,8 @@ class prefetch_descriptor {
     if (line_mask >> max_mask_lines) throw std::invalid_argument("prefetch_descriptor: mask beyond 60 lines");
     return prefetch_descriptor(kind::mask, temporality, line_mask);
   }
-  // A callback that prefetches what the task will touch; `estimated_lines` feeds the
-  // automatic prefetch distance.
+  // A callback that prefetches what the task will touch; `estimated_lines` is what
+  // line_count() reports for it.
   [[nodiscard]] static prefetch_descriptor callback(callback_function function, std::uint8_t estimated_lines) {
     const auto address = reinterpret_cast<std::uintptr_t>(function);
     if (address >> callback_address_bits) throw std::invalid_argument("prefetch_descriptor: callback address beyond 52 bits");

@@ -50,14 +50,11 @@ namespace braid::tasks {
 struct runtime_config {
   unsigned workers = 1;
   prefetch_distance distance = prefetch_distance::fixed(2);
-  // Model for the automatic distance; measured with a short probe at construction when the
-  // distance is automatic and none is given.
-  std::optional<memory_latency> latency{};
   reclamation reclaim = reclamation::per_refill;
   std::chrono::microseconds epoch_interval{1000};
   // A refill takes low-priority tasks only while fewer than this many tasks are buffered.
   unsigned low_priority_below = 16;
-  // Automatic distance: never more than this many tasks ahead (and the refill threshold).
+  // Automatic distance: the tuner tries no distance beyond this many tasks ahead (at most 32).
   unsigned max_automatic_distance = 16;
 };
 
@@ -75,7 +72,6 @@ class runtime {
 
   [[nodiscard]] unsigned workers() const noexcept { return static_cast<unsigned>(workers_.size()); }
   [[nodiscard]] const runtime_config& config() const noexcept { return config_; }
-  [[nodiscard]] const memory_latency& latency() const noexcept { return latency_; }
   // CPUs the workers are pinned to (-1 where the system refused).
   [[nodiscard]] const std::vector<int>& cpus() const noexcept { return runner_.cpus(); }
 
@@ -159,7 +155,6 @@ class runtime {
   void record_failure(std::exception_ptr failure) noexcept;
 
   runtime_config config_;
-  memory_latency latency_;
   descriptor_heap heap_;  // outlives the workers' caches
   epoch_manager epochs_;
   thread_runner runner_;

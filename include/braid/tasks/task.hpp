@@ -87,14 +87,6 @@ struct task_type_info {
   bool restorable;  // trivially copyable: an optimistic reader may be re-run from saved bytes
 };
 
-// Small dense ids per task type, for the per-type execution-time history.
-std::uint16_t next_task_type_id() noexcept;
-template <class T>
-std::uint16_t task_type_id() noexcept {
-  static const std::uint16_t id = next_task_type_id();
-  return id;
-}
-
 class alignas(64) task_descriptor {
  public:
   // ---- annotations ---------------------------------------------------------------------
@@ -131,12 +123,10 @@ class alignas(64) task_descriptor {
   [[nodiscard]] std::uint16_t destination() const noexcept { return destination_; }
   [[nodiscard]] const void* prefetch_address() const noexcept { return prefetch_address_; }
   [[nodiscard]] prefetch_descriptor prefetch_hint() const noexcept { return prefetch_; }
-  [[nodiscard]] std::uint16_t type_id() const noexcept { return type_id_; }
   [[nodiscard]] const task_type_info& type() const noexcept { return *type_; }
 
  protected:
-  task_descriptor(const task_type_info& type, std::uint16_t type_id) noexcept
-      : execute_(type.execute), type_(&type), type_id_(type_id) {}
+  explicit task_descriptor(const task_type_info& type) noexcept : execute_(type.execute), type_(&type) {}
   // Copies exist only as byte images for optimistic re-execution; the defaults keep the
   // derived types trivially copyable.
   task_descriptor(const task_descriptor&) noexcept = default;
@@ -157,7 +147,6 @@ class alignas(64) task_descriptor {
   const void* prefetch_address_ = nullptr;
   prefetch_descriptor prefetch_{};
   std::uint16_t destination_ = any_worker;
-  std::uint16_t type_id_;
   access_intent intent_ = access_intent::write;
   priority priority_ = priority::normal;
 };
@@ -167,7 +156,7 @@ static_assert(sizeof(task_descriptor) == 64);
 template <class Derived>
 class annotated_task : public task_descriptor {
  protected:
-  annotated_task() noexcept : task_descriptor(type_info(), task_type_id<Derived>()) {
+  annotated_task() noexcept : task_descriptor(type_info()) {
     static_assert(sizeof(Derived) <= max_task_bytes, "a task descriptor holds at most max_task_bytes");
     static_assert(alignof(Derived) <= 64, "task descriptors are 64-byte aligned");
   }

@@ -18,7 +18,9 @@
 // multi-producer queues (normal priority first; low priority only while fewer than
 // `low_priority_below` tasks are buffered). Before a task runs, the worker prefetches the
 // next task's descriptor and issues the data prefetch placed in this slot for a task further
-// ahead (see prefetch_distance). Then it wraps the object's primitive around the task:
+// ahead (see prefetch_distance; the automatic distance is tuned per worker by
+// detail::distance_tuner over windows of `tuning_window_tasks` tasks). Then it wraps the
+// object's primitive around the task:
 // latches, versions, re-execution of optimistic readers that fail validation (descriptor
 // bytes restored, spawns and effects of the failed run discarded).
 #pragma once
@@ -34,6 +36,7 @@
 #include <vector>
 
 #include "braid/tasks/descriptor_allocator.hpp"
+#include "braid/tasks/detail/distance_tuner.hpp"
 #include "braid/tasks/epoch.hpp"
 #include "braid/tasks/prefetch_distance.hpp"
 #include "braid/tasks/task.hpp"
@@ -131,25 +134,15 @@ class worker {
 
   static constexpr std::size_t ring_capacity = 64;
   static constexpr std::size_t ring_mask = ring_capacity - 1;
-  static constexpr std::size_t history_types = 64;  // task types tracked (ids wrap around)
-  static constexpr std::size_t history_length = 8;
   static constexpr unsigned max_effects = 4;
-  static constexpr unsigned sample_every = 8;       // automatic mode: tasks per timed task
+  static constexpr unsigned initial_automatic_distance = 4;
+  static constexpr unsigned tuning_window_tasks = 8192;  // automatic mode: tasks per measured window
   static constexpr unsigned epoch_check_tasks = 64;  // tasks per look at the epoch clock
 
   struct buffer_slot {
     task_descriptor* task;
-    const void* prefetch_address;   // the prefetch issued before this slot's task runs
+    const void* prefetch_address;  // the prefetch issued before this slot's task runs
     prefetch_descriptor prefetch;
-    std::uint32_t expected_cycles;  // of this slot's task (automatic distance)
-  };
-
-  // Execution-time history of one task type: the last 8 sampled runs, in TSC cycles.
-  struct type_history {
-    std::array<std::uint32_t, history_length> samples{};
-    std::uint8_t next = 0;
-    std::uint8_t filled = 0;
-    std::uint32_t estimate = 0;  // the smallest recent sample (see worker.cpp)
   };
 
   worker(runtime& owner, std::uint16_t id, unsigned region, unsigned regions, descriptor_heap& heap);
@@ -161,11 +154,10 @@ class worker {
   inline void take_queued(priority level);
   void take_remote(priority level) noexcept;
   inline void place(task_descriptor& task);
-  void place_prefetch(std::size_t position, const void* address, prefetch_descriptor hint);
   void idle_wait(unsigned& idle_rounds);
   void configure_prefetching();
-  [[nodiscard]] std::uint32_t expected_cycles(std::uint16_t type_id) const noexcept;
-  void record_cycles(std::uint16_t type_id, std::uint64_t cycles) noexcept;
+  void start_tuning_window() noexcept;
+  void finish_tuning_window() noexcept;
 
   // ---- running one task ------------------------------------------------------------------
   inline void run(task_descriptor& task);
@@ -181,11 +173,13 @@ class worker {
   // The common case inline: a task for any worker (or this one) whose object's primitive does
   // not route it goes to the local queue; the rest takes dispatch_routed.
   void dispatch(task_descriptor& task) {
+    // Primitives that route a task (schedule_writer: writers only) to its object's owner or squad.
     constexpr unsigned routing = (1u << static_cast<unsigned>(primitive::schedule_all)) |
-                                 (1u << static_cast<unsigned>(primitive::schedule_writer)) |
                                  (1u << static_cast<unsigned>(primitive::batched));
+    constexpr unsigned routing_writers = routing | (1u << static_cast<unsigned>(primitive::schedule_writer));
     const bool here = task.destination_ == any_worker || task.destination_ == id_;
-    if (here && ((routing >> static_cast<unsigned>(task.object_.protocol())) & 1u) == 0) [[likely]] {
+    const unsigned routed = task.is_reader() ? routing : routing_writers;
+    if (here && ((routed >> static_cast<unsigned>(task.object_.protocol())) & 1u) == 0) [[likely]] {
       local_[static_cast<unsigned>(task.priority_)].push(task);
       ++statistics_.dispatched_local;
       return;
@@ -214,9 +208,10 @@ class worker {
   std::size_t count_ = 0;  // buffered tasks not yet run
   std::size_t refill_at_ = 0;  // refill when count_ <= refill_at_
   prefetch_distance::mode prefetch_mode_ = prefetch_distance::mode::fixed;
-  unsigned fixed_distance_ = 2;
+  unsigned fixed_distance_ = 2;  // fixed mode, and the automatic mode's current window
   unsigned low_priority_below_ = 16;
-  unsigned sample_countdown_ = sample_every;
+  unsigned window_left_ = tuning_window_tasks;  // automatic mode: tasks left in this window
+  std::uint64_t window_start_ = 0;              // its TSC at the start
   std::uint64_t next_epoch_check_ = 0;  // statistics_.executed at the next look at the clock
   reclamation reclamation_ = reclamation::per_refill;
   bool deferring_ = false;
@@ -235,9 +230,7 @@ class worker {
   std::array<effect_function, max_effects> effects_{};
   unsigned effect_count_ = 0;
 
-  // Automatic distance: cycles to prefetch n lines (index n, capped), per-type history.
-  std::array<std::uint32_t, 65> latency_cycles_{};
-  std::array<type_history, history_types> history_{};
+  detail::distance_tuner tuner_{initial_automatic_distance, ring_capacity / 2};
 
   std::vector<garbage> garbage_;
   worker_statistics statistics_;
