@@ -162,9 +162,10 @@ void worker::run_loop() {
   if (count_ < low_priority_below_) take_queued(priority::low);
   if (reclamation_ != reclamation::none && count_ != 0) {
     publish_epoch();
-    if (statistics_.executed >= next_epoch_check_) {
-      // The clock read and the walk over the garbage, once per epoch_check_tasks tasks.
-      next_epoch_check_ = statistics_.executed + epoch_check_tasks;
+    // The clock read and the walk over the garbage, once per epoch_check_tasks tasks (unsigned
+    // difference: statistics reset to 0 in between make it huge, so the next refill checks).
+    if (statistics_.executed - last_epoch_check_ >= epoch_check_tasks) {
+      last_epoch_check_ = statistics_.executed;
       runtime_->epochs().maybe_advance(read_cycle_counter());
       if (!garbage_.empty()) reclaim_garbage(false);
     }

@@ -90,6 +90,39 @@ TEST(Reclamation, ARetiredObjectOutlivesTheTaskThatHoldsIt) {
   }
 }
 
+// A chain of `left` tasks, the first of which retires `retired` (when given).
+struct retiring_chain : annotated_task<retiring_chain> {
+  retiring_chain(int steps, box* retired) noexcept : left(steps), to_retire(retired) {}
+  task_result execute(worker& self) {
+    if (to_retire != nullptr) {
+      self.retire(to_retire);
+      to_retire = nullptr;
+    }
+    if (--left == 0) return task_result::stop();
+    return task_result::succeed(*this);
+  }
+  int left;
+  box* to_retire;
+};
+
+TEST(Reclamation, ABusyWorkerReclaimsAfterItsStatisticsAreReset) {
+  lifetime_counter boxes;
+  runtime_config config = test_config(1);
+  config.reclaim = reclamation::per_refill;
+  config.epoch_interval = std::chrono::microseconds{0};
+  runtime tasks(config);
+  tasks.spawn(*tasks.allocate<retiring_chain>(5000, nullptr));
+  tasks.run();
+  tasks.reset_statistics();
+  // One chain keeps the worker busy (it never idles): the epoch moves and the box is freed
+  // within the run only through the worker's periodic look at the clock.
+  tasks.spawn(*tasks.allocate<retiring_chain>(1000, new box(&boxes)));
+  tasks.run();
+  EXPECT_EQ(tasks.statistics().tasks.retired, 1u);
+  EXPECT_EQ(tasks.statistics().tasks.reclaimed, 1u);
+  EXPECT_EQ(boxes.destroyed.load(), 1);
+}
+
 struct reader_task : annotated_task<reader_task> {
   reader_task(shared_state* shared, completion* done) noexcept : state(shared), finished(done) {}
   task_result execute(worker& self) {

@@ -212,7 +212,7 @@ class worker {
   unsigned low_priority_below_ = 16;
   unsigned window_left_ = tuning_window_tasks;  // automatic mode: tasks left in this window
   std::uint64_t window_start_ = 0;              // its TSC at the start
-  std::uint64_t next_epoch_check_ = 0;  // statistics_.executed at the next look at the clock
+  std::uint64_t last_epoch_check_ = 0;  // statistics_.executed at the latest look at the clock
   reclamation reclamation_ = reclamation::per_refill;
   bool deferring_ = false;
   task_descriptor* running_ = nullptr;
