@@ -38,8 +38,7 @@ void run_blink_tree_ycsb(run_context& context) {
   } else {
     distributions = {{.shape = key_distribution::kind::zipf}, {.shape = key_distribution::kind::uniform}};
   }
-  context.require_memory(tree_bytes_estimate(records) + 2 * records * 2 * sizeof(request) + (std::size_t{600} << 20),
-                         "the tree and its requests");
+  context.require_memory(tree_bytes_estimate(records) + 2 * records * 2 * sizeof(request), "the tree and its requests");
 
   std::vector<ycsb_input> inputs;
   for (const key_distribution& distribution : distributions) {
