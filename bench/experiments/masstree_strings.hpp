@@ -58,6 +58,22 @@ class key_set {
     }
   }
 
+  // The keys in `order` (indexes into this set), stored back to back in that order: the gets
+  // read their keys from such a copy, in sequence, as rw1 reads its shuffled array, so that
+  // finding a key's bytes costs the get no cache miss of its own.
+  [[nodiscard]] key_set in_order(const std::vector<std::uint32_t>& order) const {
+    key_set ordered;
+    ordered.numbers_.reserve(order.size());
+    ordered.ends_.reserve(order.size());
+    ordered.bytes_.reserve(bytes_.size());
+    for (const std::uint32_t i : order) {
+      ordered.bytes_ += (*this)[i];
+      ordered.ends_.push_back(ordered.bytes_.size());
+      ordered.numbers_.push_back(numbers_[i]);
+    }
+    return ordered;
+  }
+
   [[nodiscard]] std::size_t size() const noexcept { return numbers_.size(); }
   [[nodiscard]] std::string_view operator[](std::size_t i) const noexcept {
     const std::size_t begin = i == 0 ? 0 : ends_[i - 1];
@@ -70,6 +86,8 @@ class key_set {
   }
 
  private:
+  key_set() = default;
+
   std::string bytes_;
   std::vector<std::size_t> ends_;
   std::vector<std::uint64_t> numbers_;
