@@ -277,6 +277,10 @@ struct suffix_bag {
 
   explicit suffix_bag(std::uint32_t area_bytes) noexcept : capacity(area_bytes) {}
 
+  // What a reader prefetches of a bag: its entries and the first bytes of its area (all of a
+  // bag that holds the short suffixes of a node of decimal keys).
+  static constexpr std::size_t prefetched_bytes = 128;
+
   // The block a bag of `area_bytes` (at least) occupies, rounded up to whole cache lines.
   static constexpr std::size_t block_bytes(std::size_t area_bytes) noexcept {
     return (sizeof(suffix_bag) + area_bytes + 63) / 64 * 64;

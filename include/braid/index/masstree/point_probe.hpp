@@ -25,6 +25,7 @@
 #include <type_traits>
 #include <string_view>
 
+#include "braid/core/prefetch.hpp"
 #include "braid/index/masstree/descent.hpp"
 #include "braid/index/masstree/node.hpp"
 
@@ -91,10 +92,16 @@ class point_probe {
   // The leaf's suffix bag if the key goes on past this layer's slice and the leaf has one:
   // fetched before the leaf is read, so that comparing the suffix does not miss while nothing
   // else is in flight. (A key that goes on in a layer below fetches it in vain; telling the
-  // two apart would search the leaf twice.) Null otherwise.
+  // two apart would search the leaf twice.) Null otherwise. The plain operations do not
+  // suspend for it, but prefetch it here, as soon as the leaf's header is read, so that its
+  // miss overlaps the leaf's search (and a put's locking) instead of following them:
+  // 10 M decimal keys, 5-8 % faster plain gets and puts.
   [[nodiscard]] const void* suffix_to_fetch() const noexcept {
-    if (!fetch_suffixes_ || cursor_.rank != long_key_with_suffix) return nullptr;
-    return leaf_->suffixes.load(std::memory_order_acquire);
+    if (cursor_.rank != long_key_with_suffix) return nullptr;
+    const suffix_bag* bag = leaf_->suffixes.load(std::memory_order_acquire);
+    if (fetch_suffixes_) return bag;
+    if (bag != nullptr) prefetch_lines<suffix_bag::prefetched_bytes>(bag);
+    return nullptr;
   }
 
   void restart_layer() noexcept {
