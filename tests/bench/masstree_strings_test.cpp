@@ -55,6 +55,27 @@ TEST(MasstreeStringsKeys, TheGetOrderVisitsEveryKeyOnce) {
   EXPECT_FALSE(std::is_sorted(order.begin(), order.end()));
 }
 
+TEST(MasstreeStringsKeys, InOrderLaysTheKeysOutInTheGetOrder) {
+  for (const std::size_t count : {0u, 1u, 2u, 1'000u}) {
+    const key_set keys(count, key_shape{32, "k"}, 5);
+    const std::vector<std::uint32_t> order = masstree_strings::shuffled_order(count, 6);
+    const key_set ordered = keys.in_order(order);
+    ASSERT_EQ(ordered.size(), count);
+    for (std::size_t i = 0; i < count; ++i) {
+      ASSERT_EQ(ordered[i], keys[order[i]]);
+      ASSERT_EQ(ordered.number(i), keys.number(order[i]));
+    }
+    EXPECT_DOUBLE_EQ(ordered.mean_length(), keys.mean_length());
+  }
+  // An order may repeat or leave out keys.
+  const key_set keys(3, key_shape{64, ""}, 9);
+  const key_set twice = keys.in_order({2, 2, 0});
+  ASSERT_EQ(twice.size(), 3u);
+  EXPECT_EQ(twice[0], keys[2]);
+  EXPECT_EQ(twice[1], keys[2]);
+  EXPECT_EQ(twice[2], keys[0]);
+}
+
 using MasstreeStrings = bench_program_test;
 
 run_output bench(const std::vector<std::string>& arguments) { return run_experiment_csv("masstree-strings", arguments); }
