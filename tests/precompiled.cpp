@@ -1,0 +1,1 @@
+// Compiles the tests' precompiled headers (tests/CMakeLists.txt); it has no code of its own.
