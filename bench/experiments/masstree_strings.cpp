@@ -23,6 +23,7 @@
 // (masstree_strings.hpp).
 #include <chrono>
 #include <cstdint>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <utility>
@@ -77,7 +78,7 @@ class string_passes {
 
   [[nodiscard]] double suspensions_per_get() const {
     std::vector<std::uint32_t> sample(std::min<std::size_t>(keys_.size(), 20'000));
-    for (std::size_t i = 0; i < sample.size(); ++i) sample[i] = static_cast<std::uint32_t>(i);
+    std::iota(sample.begin(), sample.end(), 0u);
     return ordered::suspensions_per_operation(std::span<const std::uint32_t>(sample),
                                               [this](std::uint32_t i) { return tree_.lookup<interleaved>(keys_[i]); });
   }
