@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <iterator>
 #include <map>
 #include <string>
 #include <stdexcept>
@@ -102,7 +103,12 @@ void imlp_run_dynamic(const typename Kernel::shared_args& shared, std::size_t co
       if (next < count) {
         start(slots, slot, next);
         task_of[slot] = next++;
-        continue;  // the new task's first step runs now, as AMAC refills: its first prefetch is not a round late
+        // The new task's first step runs now, as AMAC refills (its first prefetch is not a
+        // round late), from a second inlined step: the compiler sees the state just stored and
+        // skips the dispatch (instructions per hash probe 89 -> 78). A task that ends in this
+        // step stays at this slot; the loop steps it again, which delivers it.
+        if (!detail::imlp_step<Kernel, Dispatch>(slots, slot, shared)) ++slot;
+        continue;
       }
       --live;
       if (slot != live) {
@@ -184,8 +190,14 @@ template <class Kernel, imlp_layout Layout = imlp_layout::soa, imlp_dispatch Dis
           class Inputs, class Out>
 void imlp_map(imlp_schedule schedule, const typename Kernel::shared_args& shared, const Inputs& inputs, Out& out,
               std::size_t group) {
-  auto start = [&inputs](auto& slots, std::size_t slot, std::size_t task) { Kernel::start(slots, slot, inputs[task]); };
-  auto finish = [&out](std::size_t task, auto& slots, std::size_t slot) { out[task] = std::move(slots.result(slot)); };
+  // The arrays by pointer, held in the lambdas: a result stored into `out` cannot move them,
+  // so the loop does not reload them.
+  auto start = [input = std::data(inputs)](auto& slots, std::size_t slot, std::size_t task) {
+    Kernel::start(slots, slot, input[task]);
+  };
+  auto finish = [result = std::data(out)](std::size_t task, auto& slots, std::size_t slot) {
+    result[task] = std::move(slots.result(slot));
+  };
   if (group <= 16) {
     imlp_run<Kernel, 16, Layout, Dispatch>(schedule, shared, inputs.size(), group, start, finish);
   } else {
