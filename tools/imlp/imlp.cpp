@@ -872,10 +872,14 @@ class emitter {
       }
       return;
     }
-    line(out, d, std::string("switch (") + (m == mode::at_stage ? "Stage" : "imlp_at") + ") {");
+    line(out, d, std::string("switch (") +
+                     (m == mode::at_stage ? "Stage" : "Entry == entry::started ? state::start : imlp_at") + ") {");
     line(out, d + 1, "case state::finished:");
     line(out, d + 2, "return true;");
     line(out, d + 1, "case state::start:");
+    if (m == mode::switch_dispatch) {
+      line(out, d + 2, "if constexpr (Entry == entry::resumed) __builtin_unreachable();  // the caller's promise");
+    }
     if (has_call_) line(out, d + 1, "imlp_restart:");
     emit(out, c_.body_, d + 2, m);
     if (!ends_in_return()) {
@@ -1036,8 +1040,12 @@ class emitter {
     line(out, 1, "}");
     out << '\n';
 
+    line(out, 1, "// The contexts a step is compiled for: any; one just started (its first step, without the");
+    line(out, 1, "// dispatch); or, as its caller promises, one past its first step (the first stage is left");
+    line(out, 1, "// out of the caller's loop).");
+    line(out, 1, "enum class entry { any, started, resumed };");
     step_function(out, "// One step of context i: runs to its next Yield (false) or to its end (true).",
-                  "template <class Slots>", "step", mode::switch_dispatch);
+                  "template <entry Entry = entry::any, class Slots>", "step", mode::switch_dispatch);
     out << '\n';
     out << "#if defined(__clang__)\n#pragma clang diagnostic push\n#pragma clang diagnostic ignored \"-Wgnu-label-as-value\"\n"
            "#pragma clang diagnostic ignored \"-Wpedantic\"\n#elif defined(__GNUC__)\n#pragma GCC diagnostic push\n"

@@ -52,13 +52,14 @@ template <class Kernel, imlp_layout Layout, std::size_t Width>
 using imlp_slots_t = std::conditional_t<Layout == imlp_layout::soa, typename Kernel::template soa<Width>,
                                         typename Kernel::template aos<Width>>;
 
-// Inlined, as the kernel's step is, into the scheduler's loop.
-template <class Kernel, imlp_dispatch Dispatch, class Slots>
+// Inlined, as the kernel's step is, into the scheduler's loop. Entry: the contexts the switch
+// step is compiled for (Kernel::entry).
+template <class Kernel, imlp_dispatch Dispatch, auto Entry = Kernel::entry::any, class Slots>
 [[gnu::always_inline]] inline bool imlp_step(Slots& slots, std::size_t slot, const typename Kernel::shared_args& shared) {
   if constexpr (Dispatch == imlp_dispatch::computed_goto) {
     return Kernel::step_goto(slots, slot, shared);
   } else {
-    return Kernel::step(slots, slot, shared);
+    return Kernel::template step<Entry>(slots, slot, shared);
   }
 }
 
@@ -68,12 +69,15 @@ std::size_t imlp_active(std::size_t group, std::size_t count) noexcept {
   return std::min({std::max<std::size_t>(group, 1), count, Width});
 }
 
-// Starts tasks 0 .. active-1 in contexts 0 .. active-1; returns the next task.
-template <class Slots, class Start>
-std::size_t imlp_fill(Slots& slots, std::size_t active, std::size_t* task_of, Start& start) {
+// Starts tasks 0 .. active-1 in contexts 0 .. active-1; returns the next task. First: each
+// one's first step runs at once (a task that ends in it is left finished).
+template <class Kernel, bool First = false, class Slots, class Start>
+std::size_t imlp_fill(Slots& slots, std::size_t active, std::size_t* task_of, Start& start,
+                      const typename Kernel::shared_args& shared) {
   for (std::size_t slot = 0; slot < active; ++slot) {
     start(slots, slot, slot);
     task_of[slot] = slot;
+    if constexpr (First) (void)Kernel::template step<Kernel::entry::started>(slots, slot, shared);
   }
   return active;
 }
@@ -92,10 +96,12 @@ void imlp_run_dynamic(const typename Kernel::shared_args& shared, std::size_t co
   detail::imlp_slots_t<Kernel, Layout, Width> slots{};
   std::size_t task_of[Width];
   std::size_t live = detail::imlp_active<Width>(group, count);
-  std::size_t next = detail::imlp_fill(slots, live, task_of, start);
+  std::size_t next = detail::imlp_fill<Kernel, true>(slots, live, task_of, start, shared);
   while (live > 0) {
     for (std::size_t slot = 0; slot < live;) {
-      if (!detail::imlp_step<Kernel, Dispatch>(slots, slot, shared)) {
+      // Every context is past its first step (the fill and the refill run it at once): the
+      // loop holds no copy of the first stage.
+      if (!detail::imlp_step<Kernel, Dispatch, Kernel::entry::resumed>(slots, slot, shared)) {
         ++slot;
         continue;
       }
@@ -104,10 +110,9 @@ void imlp_run_dynamic(const typename Kernel::shared_args& shared, std::size_t co
         start(slots, slot, next);
         task_of[slot] = next++;
         // The new task's first step runs now, as AMAC refills (its first prefetch is not a
-        // round late), from a second inlined step: the compiler sees the state just stored and
-        // skips the dispatch (instructions per hash probe 89 -> 78). A task that ends in this
-        // step stays at this slot; the loop steps it again, which delivers it.
-        if (!detail::imlp_step<Kernel, Dispatch>(slots, slot, shared)) ++slot;
+        // round late), without the dispatch. A task that ends in this step stays at this
+        // slot; the loop steps it again, which delivers it.
+        if (!Kernel::template step<Kernel::entry::started>(slots, slot, shared)) ++slot;
         continue;
       }
       --live;
@@ -152,7 +157,7 @@ void imlp_run_hybrid(const typename Kernel::shared_args& shared, std::size_t cou
   detail::imlp_slots_t<Kernel, Layout, Width> slots{};
   std::size_t task_of[Width];
   const std::size_t active = detail::imlp_active<Width>(group, count);
-  std::size_t next = detail::imlp_fill(slots, active, task_of, start);
+  std::size_t next = detail::imlp_fill<Kernel>(slots, active, task_of, start, shared);
   std::size_t live = active;
   while (live > 0) {
     Kernel::super_step_hybrid(slots, active, shared, [&](std::size_t slot) {
