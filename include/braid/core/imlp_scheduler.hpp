@@ -69,15 +69,12 @@ std::size_t imlp_active(std::size_t group, std::size_t count) noexcept {
   return std::min({std::max<std::size_t>(group, 1), count, Width});
 }
 
-// Starts tasks 0 .. active-1 in contexts 0 .. active-1; returns the next task. First: each
-// one's first step runs at once (a task that ends in it is left finished).
-template <class Kernel, bool First = false, class Slots, class Start>
-std::size_t imlp_fill(Slots& slots, std::size_t active, std::size_t* task_of, Start& start,
-                      const typename Kernel::shared_args& shared) {
+// Starts tasks 0 .. active-1 in contexts 0 .. active-1; returns the next task.
+template <class Slots, class Start>
+std::size_t imlp_fill(Slots& slots, std::size_t active, std::size_t* task_of, Start& start) {
   for (std::size_t slot = 0; slot < active; ++slot) {
     start(slots, slot, slot);
     task_of[slot] = slot;
-    if constexpr (First) (void)Kernel::template step<Kernel::entry::started>(slots, slot, shared);
   }
   return active;
 }
@@ -96,7 +93,11 @@ void imlp_run_dynamic(const typename Kernel::shared_args& shared, std::size_t co
   detail::imlp_slots_t<Kernel, Layout, Width> slots{};
   std::size_t task_of[Width];
   std::size_t live = detail::imlp_active<Width>(group, count);
-  std::size_t next = detail::imlp_fill<Kernel, true>(slots, live, task_of, start, shared);
+  std::size_t next = detail::imlp_fill(slots, live, task_of, start);
+  // Each first step runs at once (a task that ends in it is left finished).
+  for (std::size_t slot = 0; slot < live; ++slot) {
+    (void)Kernel::template step<Kernel::entry::started>(slots, slot, shared);
+  }
   while (live > 0) {
     for (std::size_t slot = 0; slot < live;) {
       // Every context is past its first step (the fill and the refill run it at once): the
@@ -157,7 +158,7 @@ void imlp_run_hybrid(const typename Kernel::shared_args& shared, std::size_t cou
   detail::imlp_slots_t<Kernel, Layout, Width> slots{};
   std::size_t task_of[Width];
   const std::size_t active = detail::imlp_active<Width>(group, count);
-  std::size_t next = detail::imlp_fill<Kernel>(slots, active, task_of, start, shared);
+  std::size_t next = detail::imlp_fill(slots, active, task_of, start);
   std::size_t live = active;
   while (live > 0) {
     Kernel::super_step_hybrid(slots, active, shared, [&](std::size_t slot) {
