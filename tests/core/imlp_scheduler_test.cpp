@@ -95,9 +95,9 @@ void check_pull(const fixture& f, imlp_schedule schedule, std::size_t group) {
   imlp_run<kernel, 64, Layout, Dispatch>(
       schedule, f.shared(), f.lookups.size(), group,
       [&](auto& slots, std::size_t slot, std::size_t task) { kernel::start(slots, slot, f.lookups[task]); },
-      [&](std::size_t task, auto& slots, std::size_t slot) {
+      [&](std::size_t task, auto&& value) {
         ++deliveries[task];
-        out[task] = slots.result(slot);
+        out[task] = std::forward<decltype(value)>(value);
       });
   for (std::size_t i = 0; i < f.lookups.size(); ++i) {
     ASSERT_EQ(deliveries[i], 1) << where << " task " << i;

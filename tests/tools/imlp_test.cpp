@@ -119,6 +119,22 @@ TEST(Imlp, AWellFormedKernelHasEveryBackendNamedStatesAndItsComments) {
   }
 }
 
+// A Return hands its value to the step's sink (the context by default); a braced value is
+// built as the result type, and a void kernel that runs off its end calls the sink too.
+TEST(Imlp, ReturnsGoToTheSink) {
+  const std::string braced = Coroutine("pair")
+                                 .Result("std::pair<int, int>")
+                                 .Arg("const int*", "p")
+                                 .Body(Prefetch("p").Yield().Return("{*p, 1}"))
+                                 .generate();
+  EXPECT_NE(braced.find("imlp_sink(imlp_slots, imlp_i, result_type{*p, 1});"), std::string::npos) << braced;
+  EXPECT_NE(braced.find("imlp_slots.result(imlp_i) = std::forward<ImlpValue>(imlp_value);"), std::string::npos) << braced;
+  EXPECT_NE(braced.find("return {*p, 1};"), std::string::npos) << braced;  // the plain routine
+  const std::string touch = Coroutine("touch").Arg("int*", "p").Body(Prefetch("p").Yield().Stmt("++*p;")).generate();
+  EXPECT_NE(touch.find("imlp_sink(imlp_slots, imlp_i);\n"), std::string::npos) << touch;
+  EXPECT_EQ(touch.find("imlp_slots.result("), std::string::npos) << touch;
+}
+
 TEST(Imlp, ASwitchThatYieldsBecomesAnIfChain) {
   const std::string header = lookup()
                                  .Body(Switch("*p").Case("1", Prefetch("p").Yield("one").Assign("v", "1")).

@@ -785,7 +785,7 @@ class emitter {
           if (!machine) {
             line(out, depth, trim(n.text).empty() ? "return;" : "return " + trim(n.text) + ";");
           } else {
-            if (!trim(n.text).empty()) line(out, depth, "imlp_result = " + trim(n.text) + ";");
+            line(out, depth, "imlp_sink(imlp_slots, imlp_i" + sunk_value(n.text) + ");");
             line(out, depth, "imlp_at = state::finished;");
             line(out, depth, "return true;");
           }
@@ -820,6 +820,22 @@ class emitter {
 
   bool has_result() const { return c_.result_ != "void"; }
 
+  // A Return's value as the sink's last argument (", value"; "" for a void kernel). A braced list
+  // is a result_type's: a forwarding sink cannot take a braced list itself.
+  std::string sunk_value(const std::string& text) const {
+    const std::string value = trim(text);
+    if (value.empty()) return "";
+    return ", " + (value.front() == '{' ? "result_type" + value : value);
+  }
+
+  // The end of a machine that runs off its body (a void kernel): delivered like a Return.
+  void finish_off_end(std::ostringstream& out, int depth) {
+    if (ends_in_return()) return;
+    line(out, depth, "imlp_sink(imlp_slots, imlp_i);");
+    line(out, depth, "imlp_at = state::finished;");
+    line(out, depth, "return true;");
+  }
+
   // The context fields a step writes back when it suspends: all but the inputs.
   std::vector<declaration> saved_fields() const {
     std::vector<declaration> saved;
@@ -845,7 +861,6 @@ class emitter {
       }
       line(out, depth, "};");
     }
-    if (has_result()) line(out, depth, "[[maybe_unused]] result_type& imlp_result = imlp_slots.result(imlp_i);");
     line(out, depth, "state& imlp_at = imlp_slots.at(imlp_i);");
   }
 
@@ -866,10 +881,7 @@ class emitter {
       line(out, d, "resume_start:");
       if (has_call_) line(out, d, "imlp_restart:");
       emit(out, c_.body_, d + 1, m);
-      if (!ends_in_return()) {
-        line(out, d + 1, "imlp_at = state::finished;");
-        line(out, d + 1, "return true;");
-      }
+      finish_off_end(out, d + 1);
       return;
     }
     line(out, d, std::string("switch (") +
@@ -882,19 +894,16 @@ class emitter {
     }
     if (has_call_) line(out, d + 1, "imlp_restart:");
     emit(out, c_.body_, d + 2, m);
-    if (!ends_in_return()) {
-      line(out, d + 2, "imlp_at = state::finished;");
-      line(out, d + 2, "return true;");
-    }
+    finish_off_end(out, d + 2);
     line(out, d, "}");
     line(out, d, "return true;");
   }
 
   void super_step(std::ostringstream& out, bool hybrid) {
-    line(out, 1, "template <class Slots, class Done>");
+    line(out, 1, "template <class Slots, class Done, class Sink = keep_result>");
     line(out, 1, std::string("static void super_step_") + (hybrid ? "hybrid" : "static") +
                      "(Slots& imlp_slots, std::size_t active, const shared_args& imlp_shared,");
-    line(out, 6, "Done&& done) {");
+    line(out, 6, "Done&& done, Sink&& imlp_sink = Sink{}) {");
     // A stage's loop runs only when some context entered the round in it (a bit per state of
     // `present`; the finished state is one past the named ones, so at most 63 named states).
     const bool masked = state_names_.size() < 64;
@@ -914,7 +923,7 @@ class emitter {
       const int d = masked ? 3 : 2;
       if (masked) line(out, 2, "if ((present >> static_cast<unsigned>(" + state_ref(s) + ")) & 1) {");
       line(out, d, "for (std::size_t i = 0; i < active; ++i) {");
-      line(out, d + 1, "if (entered[i] == " + state_ref(s) + " && step_at<" + state_ref(s) + ">(imlp_slots, i, imlp_shared)) done(i);");
+      line(out, d + 1, "if (entered[i] == " + state_ref(s) + " && step_at<" + state_ref(s) + ">(imlp_slots, i, imlp_shared, imlp_sink)) done(i);");
       line(out, d, "}");
       if (masked) line(out, 2, "}");
     }
@@ -922,7 +931,7 @@ class emitter {
       line(out, 2, "// the dynamic stages, dispatched by the switch");
       line(out, 2, "for (std::size_t i = 0; i < active; ++i) {");
       line(out, 3, "if (entered[i] != state::finished && !static_stage[static_cast<std::size_t>(entered[i])] &&");
-      line(out, 4, "step(imlp_slots, i, imlp_shared)) {");
+      line(out, 4, "step(imlp_slots, i, imlp_shared, imlp_sink)) {");
       line(out, 4, "done(i);");
       line(out, 3, "}");
       line(out, 2, "}");
@@ -972,7 +981,8 @@ class emitter {
     // computed-goto step: its static table of label addresses forbids copies (GCC refuses).
     const std::string inlined = m == mode::goto_dispatch ? "" : "[[gnu::always_inline]] ";
     line(out, 1, inlined + "static bool " + name +
-                     "(Slots& imlp_slots, std::size_t imlp_i, [[maybe_unused]] const shared_args& imlp_shared) {");
+                     "(Slots& imlp_slots, std::size_t imlp_i, [[maybe_unused]] const shared_args& imlp_shared,");
+    line(out, 6, "Sink&& imlp_sink = Sink{}) {");
     references(out, 2);
     machine(out, m);
     line(out, 1, "}");
@@ -1044,17 +1054,31 @@ class emitter {
     line(out, 1, "// dispatch); or, as its caller promises, one past its first step (the first stage is left");
     line(out, 1, "// out of the caller's loop).");
     line(out, 1, "enum class entry { any, started, resumed };");
+    line(out, 1, "// Where a step hands a Return's value (none for a void kernel): by default the context");
+    line(out, 1, "// keeps it (slots.result(i)); a scheduler may pass its own sink(slots, i, value...) to take");
+    line(out, 1, "// it where it goes, without the round trip through the context.");
+    line(out, 1, "struct keep_result {");
+    if (has_result()) {
+      line(out, 2, "template <class Slots, class ImlpValue>");
+      line(out, 2, "void operator()(Slots& imlp_slots, std::size_t imlp_i, ImlpValue&& imlp_value) const {");
+      line(out, 3, "imlp_slots.result(imlp_i) = std::forward<ImlpValue>(imlp_value);");
+      line(out, 2, "}");
+    } else {
+      line(out, 2, "template <class Slots>");
+      line(out, 2, "void operator()(Slots&, std::size_t) const {}");
+    }
+    line(out, 1, "};");
     step_function(out, "// One step of context i: runs to its next Yield (false) or to its end (true).",
-                  "template <entry Entry = entry::any, class Slots>", "step", mode::switch_dispatch);
+                  "template <entry Entry = entry::any, class Slots, class Sink = keep_result>", "step", mode::switch_dispatch);
     out << '\n';
     out << "#if defined(__clang__)\n#pragma clang diagnostic push\n#pragma clang diagnostic ignored \"-Wgnu-label-as-value\"\n"
            "#pragma clang diagnostic ignored \"-Wpedantic\"\n#elif defined(__GNUC__)\n#pragma GCC diagnostic push\n"
            "#pragma GCC diagnostic ignored \"-Wpedantic\"\n#endif\n";
-    step_function(out, "// The same step, dispatched by computed goto.", "template <class Slots>", "step_goto",
+    step_function(out, "// The same step, dispatched by computed goto.", "template <class Slots, class Sink = keep_result>", "step_goto",
                   mode::goto_dispatch);
     out << "#if defined(__clang__)\n#pragma clang diagnostic pop\n#elif defined(__GNUC__)\n#pragma GCC diagnostic pop\n#endif\n\n";
     step_function(out, "// The step of a context known to be in state Stage: no dispatch.",
-                  "template <state Stage, class Slots>", "step_at", mode::at_stage);
+                  "template <state Stage, class Slots, class Sink = keep_result>", "step_at", mode::at_stage);
     out << '\n';
 
     line(out, 1, "// One round over contexts [0, active): a for loop per stage; done(i) when context i finishes.");

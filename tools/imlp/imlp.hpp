@@ -21,6 +21,9 @@
 //                  static stage and one switch-dispatched loop over the rest (hybrid)
 //   aos<W> / soa<W>  the contexts of W coroutines, array of structs or struct of arrays,
 //                  reached by the same accessors, so the layout never shows in the kernel.
+// A step hands a Return's value to a sink, sink(slots, i, value) (sink(slots, i) for a void
+// kernel): by default keep_result, which stores it in the context (slots.result(i)); the pull
+// schedules pass one that stores it where the task's result goes.
 // The schedulers that drive these (dynamic refill, static batch, hybrid, push / pull, in-order
 // and out-of-order drain) are braid/core/imlp_scheduler.hpp.
 //

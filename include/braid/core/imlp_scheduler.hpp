@@ -5,11 +5,13 @@
 //   using K = imlp_kernels::binary_search_tree_find<prefetch_hint::t0, node, Key, Value>;
 //   imlp_run<K, 64>(imlp_schedule::dynamic, {root}, keys.size(), 48,
 //                   [&](auto& slots, std::size_t slot, std::size_t task) { K::start(slots, slot, keys[task]); },
-//                   [&](std::size_t task, auto& slots, std::size_t slot) { out[task] = slots.result(slot); });
+//                   [&](std::size_t task, auto&& result) { out[task] = std::forward<decltype(result)>(result); });
 //
 // Schedules (all pull tasks 0..count-1 through `start`, and hand each result to `finish` as the
-// task completes, so results come out of order; imlp_push_scheduler below takes pushed tasks
-// and drains their results in order or out of order):
+// task completes, so results come out of order: finish(task, value) is the kernel's sink, called
+// by the step at its Return with the Return's expression, and finish(task) for a void kernel;
+// imlp_push_scheduler below takes pushed tasks, keeps their results in the contexts and drains
+// them in order or out of order):
 //   dynamic       dynamic refill (AMAC-like): a finished context takes the next task at once;
 //                 Kernel::step (switch) or Kernel::step_goto (computed goto) per context
 //   static_batch  group prefetching: `group` tasks start together and advance a stage per round
@@ -54,14 +56,29 @@ using imlp_slots_t = std::conditional_t<Layout == imlp_layout::soa, typename Ker
 
 // Inlined, as the kernel's step is, into the scheduler's loop. Entry: the contexts the switch
 // step is compiled for (Kernel::entry).
-template <class Kernel, imlp_dispatch Dispatch, auto Entry = Kernel::entry::any, class Slots>
-[[gnu::always_inline]] inline bool imlp_step(Slots& slots, std::size_t slot, const typename Kernel::shared_args& shared) {
+template <class Kernel, imlp_dispatch Dispatch, auto Entry = Kernel::entry::any, class Slots,
+          class Sink = typename Kernel::keep_result>
+[[gnu::always_inline]] inline bool imlp_step(Slots& slots, std::size_t slot, const typename Kernel::shared_args& shared,
+                                             Sink&& sink = Sink{}) {
   if constexpr (Dispatch == imlp_dispatch::computed_goto) {
-    return Kernel::step_goto(slots, slot, shared);
+    return Kernel::step_goto(slots, slot, shared, sink);
   } else {
-    return Kernel::template step<Entry>(slots, slot, shared);
+    return Kernel::template step<Entry>(slots, slot, shared, sink);
   }
 }
+
+// The sink a pull schedule hands the steps: a Return's value goes straight to
+// finish(task of the context, value), as a hand-written AMAC stores its result, instead of
+// through the context.
+template <class Finish>
+struct imlp_task_sink {
+  Finish& finish;
+  const std::size_t* task_of;
+  template <class Slots, class... Value>
+  [[gnu::always_inline]] void operator()(Slots&, std::size_t slot, Value&&... value) const {
+    finish(task_of[slot], std::forward<Value>(value)...);
+  }
+};
 
 // How many contexts run: the group, at most Width and at most the tasks.
 template <std::size_t Width>
@@ -81,9 +98,10 @@ std::size_t imlp_fill(Slots& slots, std::size_t active, std::size_t* task_of, St
 
 }  // namespace detail
 
-// Dynamic refill: `active` contexts; a finished one delivers its result and takes the next
-// task, whose first step runs at once (up to its first Yield); when tasks run out, the last live context moves into the finished one's place, so the
-// drain visits live contexts only.
+// Dynamic refill: `active` contexts; a finished one (its result delivered by the step) takes
+// the next task, whose first step runs at once (up to its first Yield); when tasks run out, the
+// last live context moves into the finished one's place, so the drain visits live contexts
+// only.
 template <class Kernel, std::size_t Width, imlp_layout Layout = imlp_layout::soa,
           imlp_dispatch Dispatch = imlp_dispatch::switch_table, class Start, class Finish>
 void imlp_run_dynamic(const typename Kernel::shared_args& shared, std::size_t count, std::size_t group, Start&& start,
@@ -94,26 +112,26 @@ void imlp_run_dynamic(const typename Kernel::shared_args& shared, std::size_t co
   std::size_t task_of[Width];
   std::size_t live = detail::imlp_active<Width>(group, count);
   std::size_t next = detail::imlp_fill(slots, live, task_of, start);
-  // Each first step runs at once (a task that ends in it is left finished).
+  const detail::imlp_task_sink<Finish> sink{finish, task_of};
+  // Each first step runs at once (a task that ends in it has delivered and is left finished).
   for (std::size_t slot = 0; slot < live; ++slot) {
-    (void)Kernel::template step<Kernel::entry::started>(slots, slot, shared);
+    (void)Kernel::template step<Kernel::entry::started>(slots, slot, shared, sink);
   }
   while (live > 0) {
     for (std::size_t slot = 0; slot < live;) {
       // Every context is past its first step (the fill and the refill run it at once): the
       // loop holds no copy of the first stage.
-      if (!detail::imlp_step<Kernel, Dispatch, Kernel::entry::resumed>(slots, slot, shared)) {
+      if (!detail::imlp_step<Kernel, Dispatch, Kernel::entry::resumed>(slots, slot, shared, sink)) {
         ++slot;
         continue;
       }
-      finish(task_of[slot], slots, slot);
       if (next < count) {
         start(slots, slot, next);
         task_of[slot] = next++;
         // The new task's first step runs now, as AMAC refills (its first prefetch is not a
-        // round late), without the dispatch. A task that ends in this step stays at this
-        // slot; the loop steps it again, which delivers it.
-        if (!Kernel::template step<Kernel::entry::started>(slots, slot, shared)) ++slot;
+        // round late), without the dispatch. A task that ends in this step (delivered) stays
+        // at this slot; the loop's next step of it finds it finished and refills the slot.
+        if (!Kernel::template step<Kernel::entry::started>(slots, slot, shared, sink)) ++slot;
         continue;
       }
       --live;
@@ -139,11 +157,11 @@ void imlp_run_static(const typename Kernel::shared_args& shared, std::size_t cou
     const std::size_t width = std::min(active, count - base);
     for (std::size_t slot = 0; slot < width; ++slot) start(slots, slot, base + slot);
     std::size_t live = width;
+    const auto sink = [&finish, base](auto&, std::size_t slot, auto&&... value) {
+      finish(base + slot, std::forward<decltype(value)>(value)...);
+    };
     while (live > 0) {
-      Kernel::super_step_static(slots, width, shared, [&](std::size_t slot) {
-        finish(base + slot, slots, slot);
-        --live;
-      });
+      Kernel::super_step_static(slots, width, shared, [&live](std::size_t) { --live; }, sink);
     }
   }
 }
@@ -159,17 +177,20 @@ void imlp_run_hybrid(const typename Kernel::shared_args& shared, std::size_t cou
   std::size_t task_of[Width];
   const std::size_t active = detail::imlp_active<Width>(group, count);
   std::size_t next = detail::imlp_fill(slots, active, task_of, start);
+  const detail::imlp_task_sink<Finish> sink{finish, task_of};
   std::size_t live = active;
   while (live > 0) {
-    Kernel::super_step_hybrid(slots, active, shared, [&](std::size_t slot) {
-      finish(task_of[slot], slots, slot);
-      if (next < count) {
-        start(slots, slot, next);
-        task_of[slot] = next++;
-      } else {
-        --live;
-      }
-    });
+    Kernel::super_step_hybrid(
+        slots, active, shared,
+        [&](std::size_t slot) {
+          if (next < count) {
+            start(slots, slot, next);
+            task_of[slot] = next++;
+          } else {
+            --live;
+          }
+        },
+        sink);
   }
 }
 
@@ -201,8 +222,8 @@ void imlp_map(imlp_schedule schedule, const typename Kernel::shared_args& shared
   auto start = [input = std::data(inputs)](auto& slots, std::size_t slot, std::size_t task) {
     Kernel::start(slots, slot, input[task]);
   };
-  auto finish = [result = std::data(out)](std::size_t task, auto& slots, std::size_t slot) {
-    result[task] = std::move(slots.result(slot));
+  auto finish = [result = std::data(out)](std::size_t task, auto&& value) {
+    result[task] = std::forward<decltype(value)>(value);
   };
   if (group <= 16) {
     imlp_run<Kernel, 16, Layout, Dispatch>(schedule, shared, inputs.size(), group, start, finish);

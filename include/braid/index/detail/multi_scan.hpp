@@ -78,7 +78,7 @@ void run_imlp_scans(const Index& index, std::span<const Request> requests, std::
   auto start = [&requests](auto& slots, std::size_t slot, std::size_t request) {
     kernel::start(slots, slot, requests[request].start, requests[request].limit, request);
   };
-  auto finish = [&visited](std::size_t request, auto& slots, std::size_t slot) { visited[request] = slots.result(slot); };
+  auto finish = [&visited](std::size_t request, std::size_t count) { visited[request] = count; };
   if (group <= 16) {
     imlp_run<kernel, 16, Layout, Dispatch>(schedule, shared, requests.size(), group, start, finish);
   } else {
