@@ -9,7 +9,8 @@
 //
 // Schedules (all pull tasks 0..count-1 through `start`, and hand each result to `finish` as the
 // task completes, so results come out of order: finish(task, value) is the kernel's sink, called
-// by the step at its Return with the Return's expression, and finish(task) for a void kernel;
+// by the step at its Return with the Return's expression (each Return's own type, such as a
+// Value or std::nullopt: take `auto&&` or the result type), and finish(task) for a void kernel;
 // imlp_push_scheduler below takes pushed tasks, keeps their results in the contexts and drains
 // them in order or out of order):
 //   dynamic       dynamic refill (AMAC-like): a finished context takes the next task at once;
