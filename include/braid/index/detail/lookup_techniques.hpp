@@ -14,6 +14,7 @@
 
 #include "braid/core/coro.hpp"
 #include "braid/core/fiber.hpp"
+#include "braid/core/detail/scratch_array.hpp"
 #include "braid/core/frame_pool.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
@@ -25,33 +26,6 @@
 #include "braid/index/technique.hpp"
 
 namespace braid::detail {
-
-// A fixed array of per-lookup states, default-constructed, taken from the calling thread's
-// frame pool so that a warm multi_find never touches the global heap.
-template <class State>
-class scratch_array {
-  static_assert(alignof(State) <= frame_pool::alignment);
-
- public:
-  explicit scratch_array(std::size_t count)
-      : states_(static_cast<State*>(frame_pool::allocate(std::max<std::size_t>(count, 1) * sizeof(State)))),
-        count_(std::max<std::size_t>(count, 1)) {
-    std::uninitialized_default_construct_n(states_, count_);
-  }
-  scratch_array(const scratch_array&) = delete;
-  scratch_array& operator=(const scratch_array&) = delete;
-  ~scratch_array() {
-    std::destroy_n(states_, count_);
-    frame_pool::deallocate(states_, count_ * sizeof(State));
-  }
-
-  State& operator[](std::size_t index) noexcept { return states_[index]; }
-  [[nodiscard]] std::size_t size() const noexcept { return count_; }
-
- private:
-  State* states_;
-  std::size_t count_;
-};
 
 // AMAC's circular buffer: up to `group` lookups in flight, each an explicit state machine.
 //   begin(state, index) starts the lookup of input `index` in `state`; it returns false when
