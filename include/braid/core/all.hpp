@@ -1,7 +1,9 @@
 // The braid core in one include (braid/core/all.hpp): prefetch, modes and fetch, coro and task, the frame pool,
-// lookup contexts and wrapped<T>, schedulers, the thread runner, huge-page buffers and the fiber comparator.
+// lookup contexts and wrapped<T>, schedulers (chained ones too), the thread runner, huge-page buffers and the
+// fiber comparator.
 #pragma once
 
+#include "braid/core/chained_scheduler.hpp"
 #include "braid/core/context_scheduler.hpp"
 #include "braid/core/coro.hpp"
 #include "braid/core/cycles.hpp"

@@ -22,12 +22,15 @@
 // awaited). What the body throws is kept and rethrown by
 // take_result() (or by the co_await in an awaiting task). The frame comes from `FrameAllocation`
 // (the frame pool by default) and is freed when the coro object is destroyed or reassigned.
+// Under chained_scheduler (braid/core/chained_scheduler.hpp) the promise also links the coro to
+// the next one of the scheduler's ring (detail/chain_link.hpp).
 #pragma once
 
 #include <coroutine>
 #include <exception>
 #include <utility>
 
+#include "braid/core/detail/chain_link.hpp"
 #include "braid/core/detail/result_slot.hpp"
 #include "braid/core/frame_pool.hpp"
 
@@ -42,12 +45,13 @@ class [[nodiscard]] basic_coro {
 
   struct promise_type : FrameAllocation, detail::returns<promise_type, T> {
     detail::result_slot<T> result;
+    detail::chain_link chain;  // for chained_scheduler; unlinked (resumer) by default
 
     basic_coro get_return_object() noexcept {
       return basic_coro{std::coroutine_handle<promise_type>::from_promise(*this)};
     }
     std::suspend_never initial_suspend() noexcept { return {}; }
-    std::suspend_always final_suspend() noexcept { return {}; }
+    detail::record_finish final_suspend() noexcept { return {}; }  // suspends, as suspend_always
     void unhandled_exception() noexcept { result.set_exception(std::current_exception()); }
   };
 

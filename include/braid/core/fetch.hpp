@@ -44,13 +44,33 @@ concept mode_with_own_load = execution_mode<M> && requires(int* address, std::si
   M::await_load(address, bytes);
 };
 
+// A suspending mode that brings its own suspension (chained_scheduler.hpp's chained_with):
+// `M::load_awaiter<T>{p}` suspends and then loads `*p`, `M::yield_awaiter{}` only suspends;
+// fetch<M> prefetches with `M::hint` before, as for the interleaved modes.
+template <class M>
+concept mode_with_own_suspension = execution_mode<M> && M::suspends && requires {
+  typename M::yield_awaiter;
+  typename M::template load_awaiter<int>;
+};
+
+namespace detail {
+
+// The awaiter of a built-in or own-suspension mode for a load of `*address`.
+template <execution_mode M, class T>
+[[nodiscard]] constexpr auto load_awaiter_for(T* address) noexcept {
+  if constexpr (mode_with_own_suspension<M>) return typename M::template load_awaiter<T>{address};
+  else return detail::load_awaiter<T, M::suspends>{address};
+}
+
+}  // namespace detail
+
 template <execution_mode M, class T>
 [[nodiscard]] inline auto fetch(T* address) noexcept {
   if constexpr (mode_with_own_load<M>) {
     return M::await_load(address, 1);
   } else {
     if constexpr (M::suspends) prefetch<M::hint>(address);
-    return detail::load_awaiter<T, M::suspends>{address};
+    return detail::load_awaiter_for<M>(address);
   }
 }
 
@@ -61,7 +81,7 @@ template <execution_mode M, class T>
     return M::await_load(address, sizeof(T));
   } else {
     if constexpr (M::suspends) prefetch_lines<sizeof(T), M::hint>(address);
-    return detail::load_awaiter<T, M::suspends>{address};
+    return detail::load_awaiter_for<M>(address);
   }
 }
 
@@ -72,7 +92,7 @@ template <execution_mode M, class T>
     return M::await_load(address, bytes);
   } else {
     if constexpr (M::suspends) prefetch_lines<M::hint>(address, bytes);
-    return detail::load_awaiter<T, M::suspends>{address};
+    return detail::load_awaiter_for<M>(address);
   }
 }
 
@@ -80,7 +100,8 @@ template <execution_mode M, class T>
 // independent stretches of work (and for measuring the switch machinery alone).
 template <execution_mode M>
 [[nodiscard]] inline auto yield_point() noexcept {
-  if constexpr (M::suspends) return std::suspend_always{};
+  if constexpr (mode_with_own_suspension<M>) return typename M::yield_awaiter{};
+  else if constexpr (M::suspends) return std::suspend_always{};
   else return std::suspend_never{};
 }
 
