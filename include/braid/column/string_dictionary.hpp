@@ -237,8 +237,11 @@ class string_dictionary
     return code;
   }
 
+  // Not inlined, as lookup_nested below: GCC 12 otherwise places the actor of the chained
+  // instantiation in the comdat group of the chained_scheduler loop it was inlined into, and
+  // braid-bench failed to link against the library's copy.
   template <execution_mode M>
-  coro<result_type> lookup(std::string_view key) const {
+  [[gnu::noinline]] coro<result_type> lookup(std::string_view key) const {
     if (blocks_.empty()) co_return std::nullopt;
     std::size_t low = 0;
     std::size_t remaining = blocks_.size();

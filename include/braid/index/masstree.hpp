@@ -90,6 +90,7 @@
 #include <vector>
 
 #include "braid/core/coro.hpp"
+#include "braid/core/fetch.hpp"
 #include "braid/core/huge_buffer.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
@@ -166,7 +167,7 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
   static auto fetch_node(const void* node) noexcept {
     if constexpr (M::suspends) {
       prefetch_lines<prefetched_bytes, M::hint>(node);
-      return std::suspend_always{};
+      return yield_point<M>();
     } else {
       if constexpr (!std::is_same_v<M, sequential_without_node_prefetch>) prefetch_lines<prefetched_bytes>(node);
       return std::suspend_never{};

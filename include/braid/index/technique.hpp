@@ -3,8 +3,9 @@
 //   naive  the plain lookup, one key after another (the baseline and the oracle)
 //   gp     group prefetching: groups of G keys advance in lock step, stage by stage
 //   amac   asynchronous memory access chaining: a ring of G hand-written state machines
-//   coro   the lookup coroutine instantiated `interleaved`, G in flight: `lookup<M>`, one
-//          coroutine frame per lookup (CoroBase's flattened operation)
+//   coro   the lookup coroutine instantiated `chained`, G in flight on a chained_scheduler:
+//          `lookup<M>`, one coroutine frame per lookup (CoroBase's flattened operation), each
+//          suspension handing over to the next lookup directly
 //   coro_nested  the nested form, `lookup_nested<M>`: each helper function its own task<>
 //          (the mechanical conversion), where a structure has one (B+-tree, Masstree)
 //   fiber  the same lookup as a plain function yielding on a stackful fiber, G in flight

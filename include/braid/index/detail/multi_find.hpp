@@ -3,7 +3,8 @@
 //
 // A structure `S` with key type `K` and result type `R` provides
 //   R find(K) const                                       the plain lookup: naive, and the oracle
-//   template <execution_mode M> coro<R> lookup(K) const   the coroutine lookup: coro, adaptive
+//   template <execution_mode M> coro<R> lookup(K) const   the coroutine lookup: coro (chained_with<H>
+//                                                         on a chained_scheduler), adaptive
 // and, where it has them,
 //   template <execution_mode M> task<R> lookup_nested(K) const              coro_nested
 //   template <prefetch_hint H> void find_group_prefetching(span<const K>, span<R>, size_t) const   gp
@@ -23,6 +24,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "braid/core/chained_scheduler.hpp"
 #include "braid/core/coro.hpp"
 #include "braid/core/fiber.hpp"
 #include "braid/core/imlp_scheduler.hpp"
@@ -105,8 +107,8 @@ void run_multi_find(const S& structure, std::span<const K> keys, std::span<R> ou
       for (std::size_t i = 0; i < keys.size(); ++i) out[i] = structure.find(keys[i]);
       return;
     case technique::coro:
-      run_into(interleaved_scheduler{group}, keys,
-               [&structure](const K& key) { return structure.template lookup<hinted>(key); }, out);
+      run_into(chained_scheduler{group}, keys,
+               [&structure](const K& key) { return structure.template lookup<chained_with<Hint>>(key); }, out);
       return;
     case technique::adaptive:
       run_adaptive_lookups<S>(
