@@ -4,7 +4,10 @@
 // coroutine at all. Per technique: ns and TSC cycles per switch, where a switch is one
 // suspension plus the resumption that follows it.
 //
-//   coro            coro<interleaved>, one frame per operation
+//   coro            coro<interleaved>, one frame per operation, back to the scheduler at every
+//                   suspension (interleaved_scheduler)
+//   coro-chained    coro<chained> on chained_scheduler: each suspension hands over to the next
+//                   operation directly (what multi_find's `coro` technique runs)
 //   task-depth-D    a chain of D nested task<>s whose leaf does the fetches (D = 1..5)
 //   fiber           the same loop on a Boost.Context fiber (stackful)
 // and, per operation rather than per switch, what creating and finishing one costs:
@@ -101,6 +104,15 @@ void run_switch_cost(run_context& context) {
                               return sum_of_results([&](std::size_t i) {
                                 return summing_coro<interleaved, recording_frames>(i, steps);
                               });
+                            }});
+    }
+    if (context.selected("coro-chained")) {
+      techniques.push_back({"coro-chained", [&] {
+                              std::uint64_t checksum = 0;
+                              chained_scheduler{group}.run(
+                                  operations, [&](std::size_t i) { return summing_coro<chained>(i, steps); },
+                                  [&](std::size_t, std::uint64_t result) { checksum += result; });
+                              return checksum;
                             }});
     }
     for (std::size_t depth = 1; depth <= 5; ++depth) {
@@ -204,8 +216,9 @@ void run_switch_cost(run_context& context) {
 const registration switch_cost{experiment{
     .name = "switch-cost",
     .reproduces = "machinery (thesis Fig. 4.7 coro vs library coroutines; CoroBase §5.10 nesting)",
-    .summary = "ns per suspend/resume for coro, task depth 1-5 and fiber; frame pool vs heap, data in L1",
-    .techniques = {"coro", "task-depth-1", "task-depth-2", "task-depth-3", "task-depth-4", "task-depth-5",
+    .summary = "ns per suspend/resume for coro (back to the scheduler or chained), task depth 1-5 and fiber; "
+               "frame pool vs heap, data in L1",
+    .techniques = {"coro", "coro-chained", "task-depth-1", "task-depth-2", "task-depth-3", "task-depth-4", "task-depth-5",
                    "fiber", "coro-sequential", "frame-pool", "heap-frames"},
     .accepted = accepts_keys | accepts_group | accepts_technique,
     .run = run_switch_cost,
