@@ -218,8 +218,8 @@ const registration switch_cost{experiment{
     .reproduces = "machinery (thesis Fig. 4.7 coro vs library coroutines; CoroBase §5.10 nesting)",
     .summary = "ns per suspend/resume for coro (back to the scheduler or chained), task depth 1-5 and fiber; "
                "frame pool vs heap, data in L1",
-    .techniques = {"coro", "coro-chained", "task-depth-1", "task-depth-2", "task-depth-3", "task-depth-4", "task-depth-5",
-                   "fiber", "coro-sequential", "frame-pool", "heap-frames"},
+    .techniques = {"coro", "coro-chained", "task-depth-1", "task-depth-2", "task-depth-3", "task-depth-4",
+                   "task-depth-5", "fiber", "coro-sequential", "frame-pool", "heap-frames"},
     .accepted = accepts_keys | accepts_group | accepts_technique,
     .run = run_switch_cost,
 }};
