@@ -35,7 +35,7 @@ callgrind: bootstrap
 	cmake --build --preset callgrind -j $(JOBS)
 
 bench-smoke: build callgrind
-	tools/bench-smoke.sh
+	JOBS=$(JOBS) tools/bench-smoke.sh
 
 test-asan: bootstrap
 	cmake --preset asan >/dev/null

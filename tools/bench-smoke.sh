@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # braid-bench smoke test (CI): the headline and every experiment and figure preset in their
-# --quick configurations, the usage errors (exit status 2, one line naming the problem), and,
-# when the callgrind build exists, instruction counts. Seconds of benchmarking, not numbers.
+# --quick configurations ($JOBS at a time), the usage errors (exit status 2, one line naming
+# the problem), and, when the callgrind build exists, instruction counts. Seconds of
+# benchmarking, not numbers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bench=${BENCH:-build/release/bench/braid-bench}
@@ -13,10 +14,14 @@ for file in report.md headline.csv machine.jsonl roofline-mlp.csv; do
   [[ -s "$out/headline/$file" ]] || { echo "bench-smoke: headline wrote no $file" >&2; exit 1; }
 done
 
-for name in $("$bench" list --names); do
-  "$bench" run "$name" --quick --out "$out/runs" >/dev/null
-  "$bench" run "$name" --help >/dev/null
-done
+# Every experiment and preset, $JOBS at a time (each into its own directory).
+run_quick() {
+  "$bench" run "$1" --quick --out "$out/runs/$1" >/dev/null || { echo "bench-smoke: run $1 --quick failed" >&2; exit 1; }
+  "$bench" run "$1" --help >/dev/null || { echo "bench-smoke: run $1 --help failed" >&2; exit 1; }
+}
+export -f run_quick
+export bench out
+"$bench" list --names | xargs -P "${JOBS:-$(nproc)}" -I{} bash -c 'run_quick "$1"' _ {}
 for command in list run headline roofline; do "$bench" "$command" --help >/dev/null; done
 
 # Bad input: exit status 2 and one line on stderr that names the problem.
