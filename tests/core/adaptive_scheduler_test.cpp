@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "braid/core/adaptive_scheduler.hpp"
+#include "braid/core/chained_scheduler.hpp"
 #include "core/test_operations.hpp"
 
 namespace braid {
@@ -18,7 +19,9 @@ using testing::counted_coro;
 using testing::expected;
 
 // Runs `count` counted operations; checks every index is delivered once with its value, and
-// that plain and interleaved launches add up to `count`.
+// that plain and interleaved launches add up to `count`. `Interleaved` is the mode of the
+// interleaved launcher's coros: interleaved, or chained (run on a chained ring).
+template <class Interleaved = interleaved>
 void check_every_index_once(adaptive_scheduler& scheduler, std::size_t count) {
   std::vector<int> delivered(count, 0);
   std::size_t plain_launches = 0;
@@ -31,7 +34,7 @@ void check_every_index_once(adaptive_scheduler& scheduler, std::size_t count) {
       },
       [&](std::size_t index) {
         ++interleaved_launches;
-        return counted_coro<interleaved>(index);
+        return counted_coro<Interleaved>(index);
       },
       [&](std::size_t index, std::int64_t value) {
         ASSERT_LT(index, count);
@@ -49,6 +52,7 @@ TEST(AdaptiveScheduler, DeliversEveryIndexOnceForManySizesAndWindows) {
       for (std::size_t count : {0u, 1u, 2u, 3u, 17u, 1000u, 20000u}) {
         SCOPED_TRACE(::testing::Message() << "window " << window << ", max group " << max_group << ", count " << count);
         check_every_index_once(scheduler, count);
+        check_every_index_once<chained>(scheduler, count);
       }
     }
   }
@@ -63,6 +67,9 @@ TEST(AdaptiveScheduler, RunCollectsInInputOrderWithOneLauncher) {
   ASSERT_EQ(results.size(), inputs.size());
   for (std::size_t i = 0; i < results.size(); ++i) ASSERT_EQ(results[i], expected(i));
   EXPECT_GE(scheduler.current_setting(false), 1u);  // never "plain" without a plain launcher
+  const std::vector<std::int64_t> chained_results =
+      braid::run(scheduler, inputs, [](std::size_t index) { return counted_coro<chained>(index); });
+  EXPECT_EQ(chained_results, results);
 }
 
 TEST(AdaptiveScheduler, ExceptionsReachTheCaller) {
@@ -74,8 +81,16 @@ TEST(AdaptiveScheduler, ExceptionsReachTheCaller) {
                      [](std::size_t, std::int64_t) {}),
                  std::runtime_error);
   }
+  for (std::size_t failing : {0u, 5u, 999u}) {
+    EXPECT_THROW(scheduler.run(
+                     1000, [&](std::size_t index) { return counted_coro<sequential>(index, {failing}); },
+                     [&](std::size_t index) { return counted_coro<chained>(index, {failing}); },
+                     [](std::size_t, std::int64_t) {}),
+                 std::runtime_error);
+  }
   // Still usable afterwards.
   check_every_index_once(scheduler, 300);
+  check_every_index_once<chained>(scheduler, 300);
 }
 
 TEST(AdaptiveScheduler, BadSettingsAreRefused) {

@@ -1,7 +1,8 @@
 // chained_scheduler: every input launched and delivered once with its own result, for every
 // group and input size; the order its header promises, step by step (interleaved_scheduler's
 // while the input lasts); chained operations under other schedulers and plain suspensions
-// under this one; exceptions from an operation or the sink free the frames in flight.
+// under this one; exceptions from an operation or the sink free the frames in flight; the ring
+// itself under a group that changes between calls (adaptive_scheduler's windows).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -261,6 +262,83 @@ TEST(ChainedScheduler, RunIntoMapsInputsInOrder) {
     ASSERT_EQ(results.size(), inputs.size());
     for (std::size_t i = 0; i < inputs.size(); ++i) ASSERT_EQ(results[i], expected(inputs[i]));
   }
+}
+
+// The ring under a group that changes between calls (adaptive_scheduler's windows): it grows at
+// fill(), shrinks as operations finish, never has more than the group live after a refill,
+// stops when asked, drains with group 0, and delivers every input once.
+TEST(ChainedRing, FollowsAGroupThatChangesBetweenWindows) {
+  for (std::size_t count : {1u, 5u, 64u, 700u}) {
+    for (bool large_frames : {false, true}) {
+      const std::string where = "count " + std::to_string(count) + (large_frames ? ", mixed frames" : "");
+      std::vector<int> deliveries(count, 0);
+      std::size_t delivered = 0;
+      std::size_t launched = 0;
+      auto launch = [&](std::size_t index) {
+        ++launched;
+        return large_frames && index % 3 == 0 ? large_frame_operation(index) : counted_coro<chained>(index);
+      };
+      auto deliver = [&](std::size_t index, std::int64_t result) {
+        ASSERT_EQ(result, expected(index)) << where;
+        ++deliveries.at(index);
+        ++delivered;
+      };
+      detail::chained_ring<coro<std::int64_t>> ring(16);
+      std::size_t next = 0;
+      std::size_t window = 0;
+      for (std::size_t group : {4u, 16u, 2u, 1u, 9u, 16u, 3u}) {
+        const std::size_t live_before_fill = ring.live();
+        ring.fill(group, next, count, launch, deliver);
+        ASSERT_LE(ring.live(), std::max(group, live_before_fill)) << where << ": fill grows to the group, no further";
+        ASSERT_EQ(launched - delivered, ring.live()) << where;
+        const std::size_t target = delivered + 10;
+        std::size_t previous_live = ring.live();
+        ring.run(group, next, count, launch, deliver, [&](std::size_t live) {
+          EXPECT_TRUE(live <= group || live < previous_live)
+              << where << " window " << window << ": a slot was refilled with more than the group live";
+          previous_live = live;
+          return delivered >= target;
+        });
+        ASSERT_EQ(launched - delivered, ring.live()) << where;
+        ++window;
+      }
+      ring.run(0, next, count, launch, deliver, [](std::size_t) { return false; });  // drain
+      EXPECT_EQ(ring.live(), 0u) << where;
+      ring.fill(16, next, count, launch, deliver);
+      ring.run(16, next, count, launch, deliver, [](std::size_t) { return false; });
+      EXPECT_EQ(next, count) << where;
+      EXPECT_EQ(delivered, count) << where;
+      for (std::size_t index = 0; index < count; ++index) ASSERT_EQ(deliveries[index], 1) << where << " " << index;
+    }
+  }
+}
+
+TEST(ChainedRing, ShrinksToTheGroupAsOperationsFinish) {
+  std::vector<std::int64_t> results(200, -1);
+  auto launch = [](std::size_t index) { return counted_coro<chained>(index); };
+  std::size_t delivered = 0;
+  auto deliver = [&](std::size_t index, std::int64_t result) {
+    results.at(index) = result;
+    ++delivered;
+  };
+  detail::chained_ring<coro<std::int64_t>> ring(12);
+  std::size_t next = 0;
+  ring.fill(12, next, results.size(), launch, deliver);
+  ASSERT_EQ(ring.live(), 12u);
+  std::size_t live_seen_last = 12;
+  ring.run(3, next, results.size(), launch, deliver, [&](std::size_t live) {
+    EXPECT_LE(live, live_seen_last) << "no slot refilled while more than the group are live";
+    live_seen_last = live;
+    return delivered >= 40;
+  });
+  EXPECT_EQ(ring.live(), 3u) << "nine completions took it from 12 to 3";
+  EXPECT_LT(next, results.size());
+  ring.run(3, next, results.size(), launch, deliver, [&](std::size_t live) {
+    EXPECT_TRUE(live == 3 || next == results.size()) << "three live while the input lasts";
+    return false;
+  });
+  EXPECT_EQ(ring.live(), 0u);
+  for (std::size_t index = 0; index < results.size(); ++index) ASSERT_EQ(results[index], expected(index));
 }
 
 TEST(ChainedScheduler, GroupZeroIsRejected) { EXPECT_THROW(chained_scheduler{0}, std::invalid_argument); }

@@ -25,7 +25,9 @@
 //
 // Interleaved windows share one ring: shrinking the group stops refilling until enough
 // operations finish, growing it launches more at once, so switching costs no drain. Switching
-// to plain resumes the operations still in flight to completion first.
+// to plain resumes the operations still in flight to completion first. Coros that can chain
+// (written for chained_with<H>) run on chained_scheduler's ring (detail/chained_ring.hpp): they
+// hand over to each other at every suspension, and the scheduler runs only when one finishes.
 //
 // Guarantees: every index in [0, count) is launched exactly once (by one of the two launchers)
 // and delivered exactly once; results are those of the operations, whichever launcher made
@@ -47,6 +49,7 @@
 #include <utility>
 
 #include "braid/core/cycles.hpp"
+#include "braid/core/detail/chained_ring.hpp"
 #include "braid/core/operation.hpp"
 #include "braid/core/scheduler.hpp"
 
@@ -215,6 +218,18 @@ class adaptive_controller {
   std::size_t turn_ = 0;
 };
 
+namespace detail {
+// The ring of the interleaved windows: chained_scheduler's for coros that can chain.
+template <class Op>
+struct adaptive_ring {
+  using type = operation_ring<Op>;
+};
+template <chainable_operation Op>
+struct adaptive_ring<Op> {
+  using type = chained_ring<Op>;
+};
+}  // namespace detail
+
 class adaptive_scheduler {
  public:
   static constexpr const char* name = "adaptive";
@@ -258,7 +273,7 @@ class adaptive_scheduler {
     using Op = launched_operation_t<LaunchInterleaved>;
     static_assert(operation<Op>, "launch(index) must return a braid operation (coro, task, fiber)");
     if (count == 0) return;
-    detail::operation_ring<Op> ring(std::min(max_group_, count));
+    typename detail::adaptive_ring<Op>::type ring(std::min(max_group_, count));
     std::size_t next = 0;
     std::size_t finished = 0;  // completions of the current window
     auto counted = [&](std::size_t index, auto&&... result) {
@@ -314,6 +329,27 @@ class adaptive_scheduler {
       // the group may have grown, or immediate completions left room
       detail::fill_ring(ring, group, next, count, launch, deliver_counting);
     }
+  }
+
+  // The same on a chained ring: it grows to `group` at the window's start; a finished
+  // operation's slot takes the next input only while at most `group` are live.
+  template <class Op, class Launch, class Counted>
+  void run_interleaved(detail::chained_ring<Op>& ring, std::size_t group, std::size_t& next, std::size_t count,
+                       Launch& launch, Counted& counted) const {
+    std::size_t completions = 0;
+    auto deliver_counting = [&](std::size_t index, auto&&... result) {
+      ++completions;
+      counted(index, std::forward<decltype(result)>(result)...);
+    };
+    ring.fill(group, next, count, launch, deliver_counting);
+    ring.run(group, next, count, launch, deliver_counting, [&](std::size_t) { return completions >= window_; });
+  }
+
+  template <class Op, class Counted>
+  static void drain(detail::chained_ring<Op>& ring, Counted& counted) {
+    std::size_t none = 0;
+    auto never_launch = [](std::size_t) -> Op { throw std::logic_error("adaptive_scheduler: drain launched"); };
+    ring.run(0, none, 0, never_launch, counted, [](std::size_t) { return false; });
   }
 
   std::size_t window_;

@@ -41,11 +41,12 @@
 #include <algorithm>
 #include <coroutine>
 #include <cstddef>
+#include <cstdint>
 #include <utility>
 
 #include "braid/core/coro.hpp"
 #include "braid/core/detail/chain_link.hpp"
-#include "braid/core/detail/scratch_array.hpp"
+#include "braid/core/detail/chained_ring.hpp"
 #include "braid/core/fetch.hpp"
 #include "braid/core/frame_pool.hpp"
 #include "braid/core/mode.hpp"
@@ -115,75 +116,14 @@ class chained_scheduler {
   template <class Launch, class Deliver>
   void run(std::size_t count, Launch&& launch, Deliver&& deliver) const {
     using Op = launched_operation_t<Launch>;
-    static_assert(operation<Op> && requires(Op& op) { op.handle().promise().chain; },
+    static_assert(detail::chainable_operation<Op>,
                   "chained_scheduler runs coro<T> operations (launch(index) must return a coro)");
     if (count == 0) return;
-
-    // Slots keep their positions; successor / predecessor give the circle of live slots.
-    detail::operation_ring<Op> ring(std::min(group, count));
+    detail::chained_ring<Op> ring(std::min(group, count));
     std::size_t next = 0;
-    detail::fill_ring(ring, ring.capacity(), next, count, launch, deliver);  // unlinked: plain first suspensions
-    std::size_t live = ring.live();
-    if (live == 0) return;
-    detail::scratch_array<std::size_t> successor(live);
-    detail::scratch_array<std::size_t> predecessor(live);
-    auto handle_at = [&ring](std::size_t slot) { return ring[slot].op.handle(); };
-    for (std::size_t slot = 0; slot < live; ++slot) {
-      successor[slot] = slot + 1 == live ? 0 : slot + 1;
-      predecessor[slot] = slot == 0 ? live - 1 : slot - 1;
-    }
-    for (std::size_t slot = 0; slot < live; ++slot) {
-      handle_at(slot).promise().chain = {handle_at(successor[slot]), slot};
-    }
-
-    std::size_t current = 0;
-    while (live > 0) {
-      detail::last_finished_frame = nullptr;
-      handle_at(current).resume();  // runs the chain until an operation finishes
-      void* const finished = detail::last_finished_frame;
-      if (finished == nullptr) [[unlikely]] continue;  // suspended by another awaiter: resume the chain again
-      using handle_type = decltype(handle_at(0));
-      const detail::chain_link link = handle_type::from_address(finished).promise().chain;
-      const std::size_t slot = link.slot;
-      auto& entry = ring[slot];
-      detail::deliver_result(entry.op, entry.index, deliver);
-      if (start_next(entry, next, count, launch, deliver)) {
-        const auto started = handle_at(slot);
-        started.promise().chain = link;  // the successor of the finished operation
-        // The frame pool usually hands the finished frame to the next operation, and then the
-        // predecessor's link names it already; otherwise it is relinked (itself, if alone).
-        if (started.address() != finished) [[unlikely]] {
-          handle_at(predecessor[slot]).promise().chain.next = started;
-        }
-      } else if (--live > 0) {  // the input is exhausted: the slot leaves the circle
-        const std::size_t before = predecessor[slot];
-        const std::size_t after = successor[slot];
-        successor[before] = after;
-        predecessor[after] = before;
-        handle_at(before).promise().chain.next = handle_at(after);
-      }
-      current = successor[slot];
-    }
-  }
-
- private:
-  // Gives a slot whose operation finished the next input that suspends (delivering those that
-  // finish at once); false, and the slot empty, when the input is exhausted.
-  template <class Slot, class Launch, class Deliver>
-  [[gnu::always_inline]] static bool start_next(Slot& slot, std::size_t& next, std::size_t count, Launch& launch,
-                                                Deliver& deliver) {
-    slot.op.reset();  // free the frame first: the next operation reuses it, hot in cache
-    while (next < count) {
-      const std::size_t index = next++;
-      slot.op = launch(index);
-      if (!slot.op.done()) {
-        slot.index = index;
-        return true;
-      }
-      detail::deliver_result(slot.op, index, deliver);
-    }
-    slot.op.reset();
-    return false;
+    ring.fill(ring.capacity(), next, count, launch, deliver);
+    // No group below the ring's capacity: every finished slot is refilled while the input lasts.
+    ring.run(SIZE_MAX, next, count, launch, deliver, [](std::size_t) { return false; });
   }
 };
 
