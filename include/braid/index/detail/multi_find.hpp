@@ -4,7 +4,8 @@
 // A structure `S` with key type `K` and result type `R` provides
 //   R find(K) const                                       the plain lookup: naive, and the oracle
 //   template <execution_mode M> coro<R> lookup(K) const   the coroutine lookup: coro (chained_with<H>
-//                                                         on a chained_scheduler), adaptive
+//                                                         on a chained_scheduler), adaptive (its
+//                                                         sequential and chained instantiations)
 // and, where it has them,
 //   template <execution_mode M> task<R> lookup_nested(K) const              coro_nested
 //   template <prefetch_hint H> void find_group_prefetching(span<const K>, span<R>, size_t) const   gp
@@ -113,7 +114,7 @@ void run_multi_find(const S& structure, std::span<const K> keys, std::span<R> ou
     case technique::adaptive:
       run_adaptive_lookups<S>(
           keys, out, group, [&structure](const K& key) { return structure.template lookup<sequential>(key); },
-          [&structure](const K& key) { return structure.template lookup<hinted>(key); });
+          [&structure](const K& key) { return structure.template lookup<chained_with<Hint>>(key); });
       return;
     case technique::coro_nested:
       if constexpr (has_nested_lookup<S, K>) {
