@@ -5,8 +5,9 @@
 //   naive        the plain loop (sorted_array::find, branch-free)
 //   plain-coro   the coroutine's sequential instantiation, one lookup after another: what the
 //                adaptive scheduler runs when interleaving cannot win
-//   coro-gN      the interleaved coroutine on interleaved_scheduler{N}
-//   adaptive     adaptive_scheduler: plain or interleaved, and the group, chosen while it runs
+//   coro-gN      the chained coroutine on chained_scheduler{N} (multi_find's coro technique)
+//   adaptive     adaptive_scheduler: plain or interleaved (the chained coroutine on its chained
+//                ring), and the group, chosen while it runs
 //
 // Each --size is a phase; with two or more sizes the `alternating` row runs batches of 64 Ki
 // lookups that alternate between the arrays (the smallest and the largest), one scheduler for
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "braid/core/adaptive_scheduler.hpp"
+#include "braid/core/chained_scheduler.hpp"
 #include "braid/core/scheduler.hpp"
 #include "braid/index/sorted_array.hpp"
 #include "experiment.hpp"
@@ -89,8 +91,8 @@ std::vector<technique_run> techniques_for(const run_context& context, const phas
     for (std::size_t group : groups) {
       runs.push_back({"coro-g" + std::to_string(group), [&work, group] {
                         return by_batches(work, [group](const array_type& array, std::span<const std::int64_t> keys, auto& add) {
-                          interleaved_scheduler{group}.run(
-                              keys.size(), [&](std::size_t i) { return array.lookup<interleaved>(keys[i]); }, add);
+                          chained_scheduler{group}.run(
+                              keys.size(), [&](std::size_t i) { return array.lookup<chained>(keys[i]); }, add);
                         });
                       }});
     }
@@ -100,7 +102,7 @@ std::vector<technique_run> techniques_for(const run_context& context, const phas
                       return by_batches(work, [&adaptive](const array_type& array, std::span<const std::int64_t> keys, auto& add) {
                         adaptive.run(
                             keys.size(), [&](std::size_t i) { return array.lookup<sequential>(keys[i]); },
-                            [&](std::size_t i) { return array.lookup<interleaved>(keys[i]); }, add);
+                            [&](std::size_t i) { return array.lookup<chained>(keys[i]); }, add);
                       });
                     }});
   }
