@@ -72,22 +72,22 @@ TEST(AdaptiveScheduler, RunCollectsInInputOrderWithOneLauncher) {
   EXPECT_EQ(chained_results, results);
 }
 
+// An operation that throws at index 0, 5 or 999 of 1000: the exception reaches the caller.
+template <class Interleaved>
+void expect_exceptions_reach_the_caller(adaptive_scheduler& scheduler) {
+  for (std::size_t failing : {0u, 5u, 999u}) {
+    EXPECT_THROW(scheduler.run(
+                     1000, [&](std::size_t index) { return counted_coro<sequential>(index, {failing}); },
+                     [&](std::size_t index) { return counted_coro<Interleaved>(index, {failing}); },
+                     [](std::size_t, std::int64_t) {}),
+                 std::runtime_error);
+  }
+}
+
 TEST(AdaptiveScheduler, ExceptionsReachTheCaller) {
   adaptive_scheduler scheduler({.window = 8, .max_group = 16});
-  for (std::size_t failing : {0u, 5u, 999u}) {
-    EXPECT_THROW(scheduler.run(
-                     1000, [&](std::size_t index) { return counted_coro<sequential>(index, {failing}); },
-                     [&](std::size_t index) { return counted_coro<interleaved>(index, {failing}); },
-                     [](std::size_t, std::int64_t) {}),
-                 std::runtime_error);
-  }
-  for (std::size_t failing : {0u, 5u, 999u}) {
-    EXPECT_THROW(scheduler.run(
-                     1000, [&](std::size_t index) { return counted_coro<sequential>(index, {failing}); },
-                     [&](std::size_t index) { return counted_coro<chained>(index, {failing}); },
-                     [](std::size_t, std::int64_t) {}),
-                 std::runtime_error);
-  }
+  expect_exceptions_reach_the_caller<interleaved>(scheduler);
+  expect_exceptions_reach_the_caller<chained>(scheduler);
   // Still usable afterwards.
   check_every_index_once(scheduler, 300);
   check_every_index_once<chained>(scheduler, 300);
