@@ -1,7 +1,8 @@
 // chained_scheduler: every input launched and delivered once with its own result, for every
 // group and input size; the order its header promises, step by step (interleaved_scheduler's
 // while the input lasts); chained operations under other schedulers and plain suspensions
-// under this one; exceptions from an operation or the sink free the frames in flight; the ring
+// under this one; coros an operation runs inside its body are never taken for the ring's own;
+// exceptions from an operation or the sink free the frames in flight; the ring
 // itself under a group that changes between calls (adaptive_scheduler's windows).
 #include <gtest/gtest.h>
 
@@ -83,6 +84,53 @@ TEST(ChainedScheduler, DeliversEveryIndexOnceForAllGroupAndInputSizes) {
           scheduler, count,
           [](std::size_t i) { return i % 3 == 0 ? large_frame_operation(i) : counted_coro<chained>(i); },
           where + " mixed frame sizes");
+    }
+  }
+}
+
+// Runs other coros to completion inside its body — plainly, under an interleaved scheduler
+// and under a nested chained_scheduler — then suspends plainly (back to the scheduler), so the
+// scheduler must not take any of those coros for one of its own operations.
+coro<std::int64_t> nested_work_then_plain_suspension(std::size_t index) {
+  std::int64_t sum = 0;
+  for (std::size_t round = 0; round < index % 3; ++round) co_await yield_point<chained>();
+  switch (index % 4) {
+    case 0: {
+      auto plain = counted_coro<sequential>(index + 1);
+      sum += plain.take_result();
+      break;
+    }
+    case 1:
+      interleaved_scheduler{2}.run(
+          3, [](std::size_t i) { return counted_coro<chained>(i); },
+          [&](std::size_t i, std::int64_t result) { sum += result - expected(i) + 1; });
+      sum += expected(index + 1) - 3;
+      break;
+    case 2:
+      chained_scheduler{3}.run(
+          5, [](std::size_t i) { return counted_coro<chained>(i); },
+          [&](std::size_t i, std::int64_t result) { sum += result - expected(i) + 1; });
+      sum += expected(index + 1) - 5;
+      break;
+    default:
+      sum += expected(index + 1);
+  }
+  if (sum != expected(index + 1)) throw std::logic_error("nested work returned a wrong value");
+  co_await fetch<interleaved>(&cells()[0]);
+  co_await yield_point<chained>();
+  co_return expected(index);
+}
+
+TEST(ChainedScheduler, CorosRunInsideAnOperationAreNotTakenForTheRings) {
+  for (std::size_t group : {1, 2, 5, 16}) {
+    for (std::size_t count : {1, 7, 200}) {
+      const std::string where = "group " + std::to_string(group) + " count " + std::to_string(count);
+      const chained_scheduler scheduler{group};
+      expect_each_exactly_once(scheduler, count, nested_work_then_plain_suspension, where);
+      expect_each_exactly_once(
+          scheduler, count,
+          [](std::size_t i) { return i % 2 == 0 ? nested_work_then_plain_suspension(i) : counted_coro<chained>(i); },
+          where + " beside chained operations");
     }
   }
 }

@@ -32,10 +32,10 @@
 //
 // Known limits: the hand-over needs the compiler's symmetric transfer (Clang and GCC lower it
 // to a jump when optimizing; unoptimized, each hand-over may take stack space until the next
-// operation finishes). The scheduler learns which operation finished from the last coro that
-// finished on the thread (detail/chain_link.hpp): an operation of the ring that runs other
-// coros to completion inside its body must not then suspend by a non-chained awaiter before
-// some operation of the ring finishes (the scheduler would take the nested coro for its own).
+// operation finishes). The scheduler learns which operation finished from the last linked coro
+// that finished on the thread (detail/chain_link.hpp). Coros an operation runs inside its body
+// do not count: unlinked ones record nothing, and a nested chained_scheduler's run restores the
+// record when it returns.
 #pragma once
 
 #include <algorithm>

@@ -4,7 +4,9 @@
 // Slots keep their positions; successor / predecessor name the circle of live slots, and each
 // live operation's promise links to the next one's (detail/chain_link.hpp), so a chained
 // suspension hands over without coming back here. run() resumes the circle at `current` and
-// gets control back only when an operation finishes (or suspends by another awaiter); it then
+// gets control back only when an operation finishes (or suspends by another awaiter; it learns
+// which from the thread's record of the last linked coro to finish, and leaves that record as
+// it found it when it returns, so a ring may run inside an operation of another); it then
 // delivers the result and either gives the slot the next input, which takes over the finished
 // operation's link (relinked only if its frame is another one), or takes the slot out of the
 // circle. fill() launches inputs into free slots and links each in before `current`.
@@ -75,6 +77,7 @@ class chained_ring {
     auto handle_of = [slots](std::size_t slot) { return slots[slot].op.handle(); };
     std::size_t current = current_;
     std::size_t live = live_;
+    const finish_record_scope record_scope;  // an enclosing ring's record survives this run
     while (live > 0) {
       last_finished_frame = nullptr;
       handle_of(current).resume();  // runs the chain until an operation finishes
