@@ -39,14 +39,18 @@ headers=$(cd "$prefix/include" && find braid -name '*.hpp' | sort)
 count=$(wc -l <<<"$headers")
 xargs -P "$jobs" -I{} bash -c 'check_header "$1"' _ {} <<<"$headers"
 
-# (4) add_subdirectory: braid builds only its library, and a parent's code that braid's
-# -Wextra -Werror would refuse (an unused parameter) still builds.
+# (4) add_subdirectory: braid builds only its library, leaves the parent's build type alone (none
+# here), and a parent's code that braid's -Wextra -Werror would refuse (an unused parameter) still
+# builds.
 mkdir -p "$work/parent"
 echo 'int lenient(int unused) { return 0; }' >"$work/parent/lenient.cpp"
 cat >"$work/parent/CMakeLists.txt" <<CMAKE
 cmake_minimum_required(VERSION 3.25)
 project(parent LANGUAGES CXX)
 add_subdirectory($PWD braid)
+if(NOT "\${CMAKE_BUILD_TYPE}" STREQUAL "")
+  message(FATAL_ERROR "braid set the build type of a project that includes it to \${CMAKE_BUILD_TYPE}")
+endif()
 foreach(option BRAID_BUILD_TESTS BRAID_BUILD_BENCH BRAID_BUILD_EXAMPLES BRAID_NATIVE)
   if(\${option})
     message(FATAL_ERROR "\${option} is on in a project that includes braid")
