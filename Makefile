@@ -60,12 +60,11 @@ ci: test test-install bench-smoke test-asan test-gcc test-tsan fuzz-smoke
 # Clang + libFuzzer + ASan + UBSan: every target of tests/fuzz for FUZZ_SECONDS each (tools/fuzz.sh:
 # seeded from tests/fuzz/corpus/<target>, new inputs kept in build/fuzz/corpus/<target>);
 # FUZZ_TARGETS="bplus_tree_256 masstree" runs only those, JOBS at a time. fuzz-smoke (CI) gives each target
-# FUZZ_SMOKE_SECONDS, so the whole run stays within a few minutes.
+# FUZZ_SMOKE_SECONDS, so the whole run stays within a few minutes. The targets are part of the asan
+# build (its library carries libFuzzer's coverage instrumentation), so after test-asan they are built.
 fuzz-build: bootstrap
-	cmake -S . -B build/fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  -DBRAID_SANITIZER=address,undefined -DBRAID_BUILD_BENCH=OFF -DBRAID_BUILD_EXAMPLES=OFF \
-	  -DBRAID_BUILD_FUZZERS=ON >/dev/null
-	cmake --build build/fuzz -j $(JOBS) --target braid_fuzzers
+	cmake --preset asan >/dev/null
+	cmake --build --preset asan -j $(JOBS) --target braid_fuzzers
 
 fuzz: fuzz-build
 	JOBS=$(JOBS) tools/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tools/fuzz-deep-states.sh NAME [REGEX]: how deep a fuzz target's corpus reaches. Runs
-# build/fuzz/tests/fuzz/braid_fuzz_NAME once over its corpus (build/fuzz/corpus/NAME and the
+# build/asan/tests/fuzz/braid_fuzz_NAME once over its corpus (build/fuzz/corpus/NAME and the
 # seeds in tests/fuzz/corpus/NAME) with libFuzzer's -print_coverage=1 and lists the functions
 # whose names match REGEX (default: the structural changes — splits, merges, borrows,
 # rebalancing, growth, new layers and roots, consolidation), covered or not, with the edges of
@@ -15,7 +15,7 @@ done
 symbolizer=$(command -v llvm-symbolizer-19 || command -v llvm-symbolizer || true)
 [ -n "$symbolizer" ] && export ASAN_SYMBOLIZER_PATH="$symbolizer"
 # shellcheck disable=SC2086
-build/fuzz/tests/fuzz/braid_fuzz_"$name" -runs=0 -print_coverage=1 $corpora 2>&1 |
+build/asan/tests/fuzz/braid_fuzz_"$name" -runs=0 -print_coverage=1 $corpora 2>&1 |
   grep -E '^(UN)?COVERED_FUNC:' |
   sed -E 's/^COVERED_FUNC: hits: [0-9]+ edges: ([0-9]+\/[0-9]+) ([^(]*)\(.*/  covered   \1  \2/;
           s/^UNCOVERED_FUNC: hits: [0-9]+ edges: ([0-9]+\/[0-9]+) ([^(]*)\(.*/  UNCOVERED \1  \2/' |

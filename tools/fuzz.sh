@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tools/fuzz.sh SECONDS [NAME...]: runs libFuzzer targets of build/fuzz (all, or the named ones:
+# tools/fuzz.sh SECONDS [NAME...]: runs libFuzzer targets of build/asan (all, or the named ones:
 # `bplus_tree_256` for braid_fuzz_bplus_tree_256) for SECONDS each, JOBS of them at a time (default:
 # the number of CPUs), seeded from the committed corpus tests/fuzz/corpus/NAME and from
 # build/fuzz/corpus/NAME (where new inputs go, so longer runs build on earlier ones). Each run's
@@ -11,12 +11,12 @@ set -euo pipefail
 seconds=${1:?usage: tools/fuzz.sh SECONDS [NAME...]}
 shift
 jobs=${JOBS:-$(nproc)}
-build=build/fuzz/tests/fuzz
+build=build/asan/tests/fuzz
 if [ $# -eq 0 ]; then
   for fuzzer in "$build"/braid_fuzz_*; do set -- "$@" "$(basename "$fuzzer" | sed 's/^braid_fuzz_//')"; done
 fi
 for name in "$@"; do
-  [ -x "$build/braid_fuzz_$name" ] || { echo "fuzz: no target $build/braid_fuzz_$name (build braid_fuzzers first)" >&2; exit 2; }
+  [ -x "$build/braid_fuzz_$name" ] || { echo "fuzz: no target $build/braid_fuzz_$name (make fuzz-build first)" >&2; exit 2; }
 done
 mkdir -p build/fuzz/logs build/fuzz/artifacts build/fuzz/status
 # Stack traces with function names, where a symbolizer is installed.
