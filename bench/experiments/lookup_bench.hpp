@@ -51,7 +51,9 @@ concept has_generated_lookup = detail::has_imlp_kernel<Structure, Structure::def
 // The technique names an experiment accepts for an index: naive, the experiment's other plain
 // variants, the four interleaved ones, their variants with the other prefetch hint (`coro-t0`
 // when the default is NTA), `coro-sequential` (the coroutine instantiated sequentially: the
-// cost of the coroutine machinery without interleaving), and the experiment's peers. The
+// cost of the coroutine machinery without interleaving), `coro-interleaved` (the same coroutine
+// instantiated interleaved on an interleaved_scheduler, where every suspension returns to the
+// scheduler's loop: what `coro`'s chained ring gains or costs), and the experiment's peers. The
 // ablations run only when named with --technique.
 inline std::vector<std::string> index_technique_names(prefetch_hint default_hint, const std::vector<std::string>& plain = {},
                                                       const std::vector<std::string>& peers = {}) {
@@ -61,6 +63,7 @@ inline std::vector<std::string> index_technique_names(prefetch_hint default_hint
   for (technique t : interleaved_techniques) names.emplace_back(to_string(t));
   for (technique t : interleaved_techniques) names.push_back(std::string(to_string(t)) + other);
   names.emplace_back("coro-sequential");
+  names.emplace_back("coro-interleaved");
   names.insert(names.end(), peers.begin(), peers.end());
   return names;
 }
@@ -236,8 +239,8 @@ void add_imlp_techniques(lookup_passes<Result>& passes, const run_context& conte
 
 // Adds the index's own techniques: naive (unless the experiment adds its own plain
 // variants), then gp / amac / coro / fiber at every group with the default hint, the
-// generated lookups where the structure has them, the other-hint ablations and
-// coro-sequential when named.
+// generated lookups where the structure has them, the other-hint ablations,
+// coro-interleaved and coro-sequential when named.
 template <class Structure, class Key, class Result>
 void add_index_techniques(lookup_passes<Result>& passes, const run_context& context, const Structure& structure,
                           std::span<const Key> keys, const std::vector<std::size_t>& groups, bool with_naive = true) {
@@ -268,6 +271,17 @@ void add_index_techniques(lookup_passes<Result>& passes, const run_context& cont
     }
   }
   if constexpr (has_generated_lookup<Structure>) add_imlp_techniques(passes, context, structure, keys, groups);
+  if (named_explicitly(context, "coro-interleaved")) {
+    for (std::size_t group : groups) {
+      passes.add(pass_label::interleaved("coro-interleaved", group, hint),
+                 [&structure, keys, group](std::size_t begin, std::size_t end, std::span<Result> out) {
+                   run_into(
+                       interleaved_scheduler{group}, keys.subspan(begin, end - begin),
+                       [&structure](const Key& key) { return structure.template lookup<interleaved_with<hint>>(key); },
+                       out);
+                 });
+    }
+  }
   if (named_explicitly(context, "coro-sequential")) {
     passes.add(pass_label::sequential("coro-sequential"),
                [&structure, keys](std::size_t begin, std::size_t end, std::span<Result> out) {
