@@ -88,9 +88,6 @@ TEST(ChainedScheduler, DeliversEveryIndexOnceForAllGroupAndInputSizes) {
   }
 }
 
-// Runs other coros to completion inside its body — plainly, under an interleaved scheduler
-// and under a nested chained_scheduler — then suspends plainly (back to the scheduler), so the
-// scheduler must not take any of those coros for one of its own operations.
 // The number of `count` chained coros that `scheduler` runs to their own results.
 template <class Scheduler>
 std::int64_t nested_correct_results(const Scheduler& scheduler, std::size_t count) {
@@ -101,6 +98,9 @@ std::int64_t nested_correct_results(const Scheduler& scheduler, std::size_t coun
   return correct;
 }
 
+// Runs other coros to completion inside its body — plainly, under an interleaved scheduler
+// and under a nested chained_scheduler — then suspends plainly (back to the scheduler), so the
+// scheduler must not take any of those coros for one of its own operations.
 coro<std::int64_t> nested_work_then_plain_suspension(std::size_t index) {
   for (std::size_t round = 0; round < index % 3; ++round) co_await yield_point<chained>();
   bool nested_ok = true;
