@@ -1,6 +1,7 @@
 // sorted_array: both plain searches against std::lower_bound, and every lookup technique
 // against the plain search, for int32, int64 and 15-character string keys, over many seeds.
 #include "braid/index/sorted_array.hpp"
+#include "braid/core/detail/branch_free.hpp"
 #include "braid/index/generated/sorted_array_find_branchy.hpp"
 
 #include <gtest/gtest.h>
@@ -24,6 +25,19 @@ using string_key = fixed_string<15>;
 string_key zero_padded(std::uint64_t number) {
   std::string digits = std::to_string(number);
   return string_key(std::string(15 - digits.size(), '0') + digits);
+}
+
+// The mask the generated branch-free search halves by (braid/core/detail/branch_free.hpp).
+TEST(MaskIf, AllOnesWhenTrueZeroWhenFalse) {
+  EXPECT_EQ(detail::mask_if<std::size_t>(true), std::numeric_limits<std::size_t>::max());
+  EXPECT_EQ(detail::mask_if<std::size_t>(false), std::size_t{0});
+  EXPECT_EQ(detail::mask_if<std::uint8_t>(true), std::uint8_t{0xff});
+  EXPECT_EQ(detail::mask_if<std::uint32_t>(false), std::uint32_t{0});
+  constexpr std::size_t all_ones = std::numeric_limits<std::size_t>::max();
+  for (std::size_t half : {std::size_t{0}, std::size_t{1}, std::size_t{12345}, all_ones}) {
+    EXPECT_EQ(half & detail::mask_if<std::size_t>(true), half);
+    EXPECT_EQ(half & detail::mask_if<std::size_t>(false), std::size_t{0});
+  }
 }
 
 TEST(FixedString, OrdersLikeTheStrings) {

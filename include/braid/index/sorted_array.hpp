@@ -14,8 +14,13 @@
 // plain searches, because which one is faster depends on the machine, the compiler and the
 // size (the papers disagree; the benchmark reports both and compares against the faster):
 //   find(key)           branch-free lower bound (the thesis's Listing 2.1): the range halves
-//                       with a conditional move, log2(n) + 1 probes whatever the key; then one
-//                       equality test. The oracle, and the algorithm every technique runs;
+//                       by a `?:` meant as a conditional move, log2(n) + 1 probes whatever the
+//                       key; then one equality test. The oracle, and the algorithm every
+//                       technique runs. Known limit: the compiler decides; Clang's x86 back end
+//                       compiles the `?:` of this loop into a jump (its cmov converter), so in
+//                       DRAM this "branch-free" search speculates like a branchy one (made truly
+//                       branch-free with detail::mask_if, it ran 2x slower over 1 GiB on an AMD
+//                       EPYC: the speculated loads are early fetches);
 //   find_branchy(key)   classic binary search with an early exit on equality: a data-dependent
 //                       branch per level, which the core speculates through (a wrong guess
 //                       costs a flush, a right one has already started the next load).

@@ -10,14 +10,20 @@ using namespace braid::imlp;
 
 namespace {
 
-// One level: the range [low, low + remaining] halves by a conditional move.
-constexpr const char* halve_lines[] = {"const std::size_t half = remaining / 2;",
-                                       "low = keys[low + half] < key ? low + half : low;", "remaining -= half;"};
+// One level: the range [low, low + remaining] halves by a mask, without a jump. A `?:` here is
+// compiled into a data-dependent jump by Clang (braid/core/detail/branch_free.hpp says why),
+// which the generated state machines paid for in mispredictions on the hot and the probed
+// levels. The last line's levels keep the `?:` of sorted_array's own descend.
+constexpr const char* halve_lines[] = {
+    "const std::size_t half = remaining / 2;",
+    "low += half & ::braid::detail::mask_if<std::size_t>(keys[low + half] < key);", "remaining -= half;"};
 
 // `head` (a loop's header, or nothing) over one halving.
-std::string halving(const std::string& head) {
+std::string halving(const std::string& head, const char* select = halve_lines[1]) {
   std::string text = head.empty() ? "" : head + " {\n";
-  for (const char* line : halve_lines) text += (head.empty() ? "" : "  ") + std::string(line) + "\n";
+  for (const char* line : {halve_lines[0], select, halve_lines[2]}) {
+    text += (head.empty() ? "" : "  ") + std::string(line) + "\n";
+  }
   return head.empty() ? text : text + "}";
 }
 
@@ -25,9 +31,10 @@ std::string halving(const std::string& head) {
 
 BRAID_IMLP_KERNEL(sorted_array_find) {
   return Coroutine("sorted_array_find")
-      .Doc("sorted_array lookup, branch-free: the range halves with a conditional move.")
+      .Doc("sorted_array lookup, branch-free: the range halves by a mask, without a jump.")
       .Template("class Key")
       .Include("<optional>")
+      .Include("braid/core/detail/branch_free.hpp")
       .Result("std::optional<std::size_t>")
       .SharedArg("const Key*", "keys")
       .SharedArg("std::size_t", "size")
@@ -46,7 +53,7 @@ BRAID_IMLP_KERNEL(sorted_array_find) {
                 Prefetch("&keys[low]").
                 Prefetch("keys + low + remaining").  // may be one past the end: never faults
                 Yield("in_last_lines").
-                Stmt(halving("while (remaining > 1)"))).
+                Stmt(halving("while (remaining > 1)", "low = keys[low + half] < key ? low + half : low;"))).
             Assign("low", "low + (keys[low] < key ? 1 : 0)").  // the lower bound
             If("low < size && keys[low] == key").Then(Return("low")).
             Return("std::nullopt"));
