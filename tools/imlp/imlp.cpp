@@ -904,8 +904,20 @@ class emitter {
     line(out, 1, std::string("static void super_step_") + (hybrid ? "hybrid" : "static") +
                      "(Slots& imlp_slots, std::size_t active, const shared_args& imlp_shared,");
     line(out, 6, "Done&& done, Sink&& imlp_sink = Sink{}) {");
-    // A stage's loop runs only when some context entered the round in it (a bit per state of
-    // `present`; the finished state is one past the named ones, so at most 63 named states).
+    if (hybrid) {
+      hybrid_rounds(out);
+    } else {
+      static_rounds(out);
+    }
+    line(out, 1, "}");
+    out << '\n';
+  }
+
+  // A static batch moves in lock step, so the states of a round are few and each stage's loop
+  // tests every context's state (a branch the core predicts) and runs only when some context
+  // entered the round in that stage (a bit per state of `present`; the finished state is one
+  // past the named ones, so at most 63 named states).
+  void static_rounds(std::ostringstream& out) {
     const bool masked = state_names_.size() < 64;
     line(out, 2, "state entered[Slots::width];");
     if (masked) {
@@ -918,7 +930,6 @@ class emitter {
       line(out, 2, "for (std::size_t i = 0; i < active; ++i) entered[i] = imlp_slots.at(i);");
     }
     for (std::size_t s = 0; s < state_names_.size(); ++s) {
-      if (hybrid && !state_static_[s]) continue;
       line(out, 2, "// stage " + state_names_[s]);
       const int d = masked ? 3 : 2;
       if (masked) line(out, 2, "if ((present >> static_cast<unsigned>(" + state_ref(s) + ")) & 1) {");
@@ -927,17 +938,28 @@ class emitter {
       line(out, d, "}");
       if (masked) line(out, 2, "}");
     }
-    if (hybrid) {
-      line(out, 2, "// the dynamic stages, dispatched by the switch");
-      line(out, 2, "for (std::size_t i = 0; i < active; ++i) {");
-      line(out, 3, "if (entered[i] != state::finished && !static_stage[static_cast<std::size_t>(entered[i])] &&");
-      line(out, 4, "step(imlp_slots, i, imlp_shared, imlp_sink)) {");
-      line(out, 4, "done(i);");
-      line(out, 3, "}");
+  }
+
+  // The hybrid refills a finished context at once, so its contexts' states mix and a test of
+  // each context's state in each stage's loop is a branch the core mispredicts. One pass lists
+  // the contexts by the state they entered the round in (slot order kept); each stage's loop
+  // then runs its own list.
+  void hybrid_rounds(std::ostringstream& out) {
+    line(out, 2, "std::uint32_t entered[stage_count + 1][Slots::width];  // [state]: its slots, in order");
+    line(out, 2, "std::size_t entered_count[stage_count + 1] = {};  // the last: finished");
+    line(out, 2, "for (std::size_t i = 0; i < active; ++i) {");
+    line(out, 3, "const auto s = static_cast<std::size_t>(imlp_slots.at(i));");
+    line(out, 3, "entered[s][entered_count[s]++] = static_cast<std::uint32_t>(i);");
+    line(out, 2, "}");
+    for (std::size_t s = 0; s < state_names_.size(); ++s) {
+      const std::string n = std::to_string(s);
+      line(out, 2, "// stage " + state_names_[s] + (state_static_[s] ? "" : ", dynamic: through the switch"));
+      line(out, 2, "for (std::size_t k = 0; k < entered_count[" + n + "]; ++k) {");
+      line(out, 3, "const std::size_t i = entered[" + n + "][k];");
+      line(out, 3, "if (" + (state_static_[s] ? "step_at<" + state_ref(s) + ">" : std::string("step")) +
+                       "(imlp_slots, i, imlp_shared, imlp_sink)) done(i);");
       line(out, 2, "}");
     }
-    line(out, 1, "}");
-    out << '\n';
   }
 
   std::string parameter_list(bool with_shared) const {

@@ -16,14 +16,17 @@
 //   dynamic       dynamic refill (AMAC-like): a finished context takes the next task at once;
 //                 Kernel::step (switch) or Kernel::step_goto (computed goto) per context
 //   static_batch  group prefetching: `group` tasks start together and advance a stage per round
-//                 (Kernel::super_step_static, a for loop per stage); the batch is refilled when
-//                 all of it has finished, so short tasks leave slots idle
+//                 (Kernel::super_step_static, a for loop per stage over the contexts that
+//                 entered the round in it); the batch is refilled when all of it has finished,
+//                 so short tasks leave slots idle
 //   hybrid        static stages as for loops, the other stages through the switch, refilled at
 //                 once (Kernel::super_step_hybrid)
 // Width is a template parameter: the contexts are one Kernel::soa<Width> or aos<Width> on the
 // stack; min(group, Width, count) of them run. Contexts stay on the calling thread.
 //
-// Cost: per step, a dispatch (switch, goto or none for static stages) and the kernel's stage.
+// Cost: per step, a dispatch (switch, goto or none for static stages) and the kernel's stage;
+// per round of hybrid, one pass that lists the contexts by the state they are in, so no stage's
+// loop tests a context's state (a static batch's states move in lock step: its loops test it).
 #pragma once
 
 #include <algorithm>
