@@ -1038,10 +1038,6 @@ class emitter {
     line(out, 1, "// The states a coroutine is in: before its first step, after each Yield, done.");
     line(out, 1, "enum class state : unsigned char { " + states + "finished };");
     line(out, 1, "static constexpr std::size_t stage_count = " + std::to_string(state_names_.size()) + ";");
-    std::string statics;
-    for (bool s : state_static_) statics += s ? "true, " : "false, ";
-    line(out, 1, "// Stages the hybrid backend runs as static stages (the first, and those after a YieldStatic).");
-    line(out, 1, "static constexpr bool static_stage[] = {" + statics + "false};");
     out << '\n';
 
     // Layouts.
