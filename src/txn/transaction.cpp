@@ -191,7 +191,7 @@ class transaction::amac_multi_get {
   // Prefetches the probe's next node, or, once the probe has its result, the record's entry.
   bool probe_onward(read& r) {
     if (const void* node = r.probe->next()) {
-      (void)primary_index::fetch_node<interleaved>(node);  // its prefetch; nothing suspends here
+      (void)primary_index::fetch_node<interleaved>(node, r.probe->next_bytes());  // its prefetch; nothing suspends here
       return true;
     }
     const std::optional<std::uint64_t> oid = r.probe->result();

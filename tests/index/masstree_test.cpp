@@ -439,6 +439,69 @@ TEST(Masstree, AscendingInsertsFillNodes) {
       << "ascending inserts should leave nodes fuller than random ones";
 }
 
+// The bytes of every fetch one get makes (as the flat get makes them), and its result.
+struct probe_trace {
+  std::optional<std::uint64_t> result;
+  std::vector<std::size_t> bytes;
+};
+probe_trace trace_get(const tree_type& tree, std::string_view key) {
+  probe_trace trace;
+  tree_type::point_probe probe(tree, key);
+  while (probe.next() != nullptr) {
+    trace.bytes.push_back(probe.next_bytes());
+    probe.step();
+  }
+  trace.result = probe.result();
+  return trace;
+}
+
+std::vector<std::string> random_decimal_keys(std::size_t count, bool wide, std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::vector<std::string> keys;
+  for (std::size_t index = 0; index < count; ++index) {
+    keys.push_back(std::to_string(wide ? random() : random() & 0xFFFF'FFFFu));
+  }
+  return keys;
+}
+
+TEST(Masstree, ShortSuffixesAreFetchedWithTheirNode) {
+  // Decimal keys of up to 10 digits keep 2-byte suffixes: border nodes that split off keep
+  // their bag inline and their parents say so, so most gets fetch the leaf with its bag
+  // (7 lines) and never the bag on its own. 20-digit keys' suffixes do not fit inline: no
+  // fetch brings lines of a bag that is elsewhere.
+  for (const bool wide : {false, true}) {
+    SCOPED_TRACE(wide ? "20-digit keys" : "10-digit keys");
+    const std::vector<std::string> keys = random_decimal_keys(30'000, wide, 61);
+    tree_type tree;
+    for (std::size_t index = 0; index < keys.size(); ++index) tree.put(keys[index], index);
+    std::map<std::string, std::uint64_t> model;
+    for (std::size_t index = 0; index < keys.size(); ++index) model[keys[index]] = index;
+    std::size_t with_bag = 0;
+    for (const auto& [key, value] : model) {
+      const probe_trace trace = trace_get(tree, key);
+      ASSERT_EQ(trace.result, value) << key;
+      ASSERT_EQ(tree.find(key), value) << key;
+      ASSERT_EQ(tree.find(key + "0"), std::nullopt) << key;
+      ASSERT_FALSE(trace.bytes.empty());
+      with_bag += trace.bytes.back() == detail::masstree::prefetched_bytes_with_bag ? 1 : 0;
+    }
+    if (wide) {
+      EXPECT_EQ(with_bag, 0u);
+    } else {
+      EXPECT_GT(with_bag * 10, model.size() * 9) << with_bag << " gets fetched their leaf with its bag";
+    }
+    std::vector<std::string_view> views(keys.begin(), keys.end());
+    std::vector<std::optional<std::uint64_t>> flat(keys.size());
+    std::vector<std::optional<std::uint64_t>> nested(keys.size());
+    tree.multi_find(views, flat, technique::coro, 16);
+    tree.multi_find(views, nested, technique::coro_nested, 16);
+    for (std::size_t index = 0; index < keys.size(); ++index) {
+      ASSERT_EQ(flat[index], model.at(keys[index])) << keys[index];
+      ASSERT_EQ(nested[index], model.at(keys[index])) << keys[index];
+    }
+  }
+}
+
 TEST(Masstree, MultiFindRejectsBadArguments) {
   tree_type tree;
   std::vector<std::string_view> keys = {"a", "b"};

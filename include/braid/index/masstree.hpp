@@ -19,6 +19,11 @@
 // A new layer's root starts as a small border node of 4 keys (two lines; most layers of
 // short keys hold two or three keys for good) and grows into a full one when it fills. A
 // border node's suffixes are packed in one block (its suffix bag, as Masstree's stringbag).
+// A full node made from keys whose suffixes are short (a split's right half, a grown layer
+// root) keeps its first bag inline, in three lines right after its slots, as Masstree keeps
+// suffixes in its border nodes; interior nodes count such children, and where most children
+// have one a reader prefetches a child with its bag (seven lines), so comparing a suffix
+// costs no fetch of its own (a bag that outgrew its node is fetched on its own, as before).
 // Border nodes keep their keys in unordered slots listed in order by a one-word permutation,
 // and link to their right neighbour.
 //
@@ -60,8 +65,9 @@
 // Complexity: get, put and remove take O(L · log₁₅ n) node visits for a key of L slices;
 // a put that splits locks O(height) nodes. Memory: about 30 bytes per 8-byte key at the
 // fill random inserts leave (border nodes ~70% full); for keys a few bytes longer than a
-// slice, add the suffix bag (about 128 bytes per border node) and two lines per layer of keys
-// that share a slice (braid-bench masstree-strings reports bytes per key).
+// slice, add the suffix bag (128-192 bytes per border node; an inline bag that its node
+// outgrew stays with the node) and two lines per layer of keys that share a slice
+// (braid-bench masstree-strings reports bytes per key).
 //
 // Known limits: removing keys never frees nodes or layers (an emptied border node stays in
 // its tree and keeps its key range; memory of removed keys' suffixes is reclaimed). Values
@@ -158,19 +164,30 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
   }
 
   // The get as a state machine, for operations of other layers that inline the probe into
-  // their own coroutine frame (masstree/point_probe.hpp). fetch_node<M> is its fetch: it
-  // prefetches the four lines a reader touches and suspends if the mode interleaves (the plain
-  // get prefetches too, as Masstree's baseline does, except in the ablation mode that measures
-  // what that buys).
+  // their own coroutine frame (masstree/point_probe.hpp). fetch_node<M>(probe.next(),
+  // probe.next_bytes()) is its fetch: it prefetches the lines a reader touches (a node's four,
+  // seven with its inline suffix bag when its parent's hint says it has one; a bag's four) and
+  // suspends if the mode interleaves (the plain get prefetches too, as Masstree's baseline
+  // does, except in the ablation mode that measures what that buys).
   using point_probe = detail::masstree::point_probe<masstree>;
   template <execution_mode M>
-  static auto fetch_node(const void* node) noexcept {
+  static auto fetch_node(const void* node, std::size_t bytes) noexcept {
     if constexpr (M::suspends) {
-      prefetch_lines<prefetched_bytes, M::hint>(node);
+      prefetch_node<M::hint>(node, bytes);
       return yield_point<M>();
     } else {
-      if constexpr (!std::is_same_v<M, sequential_without_node_prefetch>) prefetch_lines<prefetched_bytes>(node);
+      if constexpr (!std::is_same_v<M, sequential_without_node_prefetch>) prefetch_node<prefetch_hint::t0>(node, bytes);
       return std::suspend_never{};
+    }
+  }
+
+  // Prefetches the first `bytes` of a node or bag: a node's four lines, or seven with its inline bag.
+  template <prefetch_hint Hint>
+  static void prefetch_node(const void* node, std::size_t bytes) noexcept {
+    if (bytes == prefetched_bytes) [[likely]] {
+      prefetch_lines<prefetched_bytes, Hint>(node);
+    } else {
+      prefetch_lines<detail::masstree::prefetched_bytes_with_bag, Hint>(node);
     }
   }
 
@@ -363,7 +380,7 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
   coro<std::optional<Value>> operate_flat(std::string_view key, Action action) const {
     detail::masstree::point_probe<masstree, Action> probe(*this, key, action, M::suspends);
     while (const void* node = probe.next()) {
-      co_await fetch_node<M>(node);
+      co_await fetch_node<M>(node, probe.next_bytes());
       probe.step();
     }
     co_return probe.result();
@@ -374,7 +391,7 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
   std::optional<Value> run_plain(std::string_view key, Action action) const {
     detail::masstree::point_probe<masstree, Action> probe(*this, key, action, false);
     while (const void* node = probe.next()) {
-      (void)fetch_node<sequential>(node);
+      (void)fetch_node<sequential>(node, probe.next_bytes());
       probe.step();
     }
     return probe.result();
@@ -417,7 +434,7 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
   task<leaf_position> reach_leaf(const node_base* layer, std::uint64_t slice) const {
     detail::masstree::layer_descent descent(layer, slice);
     do {
-      co_await fetch_node<M>(descent.next());
+      co_await fetch_node<M>(descent.next(), descent.next_bytes());
       descent.step();
     } while (descent.next() != nullptr);
     co_return leaf_position{descent.border(), descent.version()};
@@ -431,7 +448,7 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
     version_word version = leaf->version.stable();
     if (node_version::split_between(at.version, version)) {
       while (const border_node* next = detail::masstree::responsible_right(leaf, version, slice)) {
-        co_await fetch_node<M>(next);
+        co_await fetch_node<M>(next, detail::masstree::right_prefetch_bytes(*leaf));
         leaf = next;
         version = leaf->version.stable();
       }
@@ -613,11 +630,27 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
     }
     grown->append(slot, bytes);
     leaf.suffixes.store(grown, std::memory_order_release);
-    if (bag != nullptr) domain_.retire(bag, suffix_bag::block_bytes(bag->capacity));
+    if (bag != nullptr && bag != leaf.inline_bag()) domain_.retire(bag, suffix_bag::block_bytes(bag->capacity));
   }
 
-  border_node* new_border(version_word flags, std::uint64_t low_slice, int slots) {
-    return new (domain_.allocate(border_node::bytes_for(slots))) border_node(flags, low_slice, slots);
+  // A border node; with inline_bag_area > 0 (full nodes only), its first suffix bag in its own block.
+  border_node* new_border(version_word flags, std::uint64_t low_slice, int slots, std::size_t inline_bag_area = 0) {
+    if (inline_bag_area != 0 && slots != border_width) throw std::logic_error("masstree: an inline bag follows a full node");
+    const std::size_t bytes =
+        border_node::bytes_for(slots) + (inline_bag_area == 0 ? 0 : suffix_bag::block_bytes(inline_bag_area));
+    return new (domain_.allocate(bytes)) border_node(flags, low_slice, slots, inline_bag_area);
+  }
+  // The inline bag's area for a node that takes over entries[first, last) from a node with
+  // suffixes: the smallest inline bag's if twice their suffix bytes fit in it (room for as many
+  // again), else none (long suffixes keep a bag of their own, which grows), and none if the
+  // node they come from has no bag.
+  template <std::size_t N>
+  static std::size_t inline_bag_area_for(const border_node& from, const std::array<pending_entry, N>& entries,
+                                         int first, int last) noexcept {
+    if (from.suffixes.load(std::memory_order_relaxed) == nullptr) return 0;
+    std::size_t live = 0;
+    for (int index = first; index < last; ++index) live += entries[index].suffix.size();
+    return 2 * live <= detail::masstree::smallest_inline_bag_area ? detail::masstree::smallest_inline_bag_area : 0;
   }
   interior_node* new_interior(version_word flags) {
     return new (domain_.allocate(detail::masstree::interior_bytes)) interior_node(flags);
@@ -671,7 +704,8 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
     const int split = choose_split(entries, appending);
 
     leaf.version.mark_splitting();
-    border_node* right = new_border(node_version::locked_bit, entries[split].slice, border_width);
+    border_node* right = new_border(node_version::locked_bit, entries[split].slice, border_width,
+                                    inline_bag_area_for(leaf, entries, split, border_width + 1));
     for (int index = split; index <= border_width; ++index) write_entry(*right, index - split, entries[index]);
     // The suffixes that moved right leave the left bag's live set (their bytes stay until it
     // is next compacted).
@@ -713,10 +747,13 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
   // upper layer's slot is repointed lazily, as after a root split). Unlocks it.
   void grow_and_insert(border_node& small, int position, const pending_entry& entry) {
     const permutation keys = small.keys();
-    border_node* grown = new_border(node_version::root_bit, small.low_slice, border_width);
+    std::array<pending_entry, detail::masstree::small_border_width + 1> entries;
     for (int index = 0, from = 0; index <= keys.size(); ++index) {
-      write_entry(*grown, index, index == position ? entry : read_entry(small, keys[from++]));
+      entries[index] = index == position ? entry : read_entry(small, keys[from++]);
     }
+    border_node* grown = new_border(node_version::root_bit, small.low_slice, border_width,
+                                    inline_bag_area_for(small, entries, 0, keys.size() + 1));
+    for (int index = 0; index <= keys.size(); ++index) write_entry(*grown, index, entries[index]);
     grown->order.store(permutation::sorted(keys.size() + 1).value(), std::memory_order_relaxed);
     small.version.mark_splitting();
     small.version.set_root(false);
@@ -738,6 +775,20 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
     }
   }
 
+  // Updates `parent`'s bag hint once `child` joined it as one of `children` (the parent's
+  // lock holder).
+  static void note_inline_bag(interior_node& parent, const node_base* child, int children) noexcept {
+    const int with_inline_bag = parent.inline_bag_children.load(std::memory_order_relaxed) +
+                                (detail::masstree::carries_inline_bag(child) ? 1 : 0);
+    parent.set_bag_hint(with_inline_bag, children);
+  }
+  // Sets the bag hint of a node that a split filled with `children` anew.
+  static void recount_inline_bags(interior_node& node, std::span<node_base* const> children) noexcept {
+    int with_inline_bag = 0;
+    for (const node_base* child : children) with_inline_bag += detail::masstree::carries_inline_bag(child) ? 1 : 0;
+    node.set_bag_hint(with_inline_bag, static_cast<int>(children.size()));
+  }
+
   // `left` is locked and marked splitting, `right` (its new right sibling, holding the slices
   // >= separator) is locked. Inserts the separator into the parent, splitting parents as
   // needed; every node stays locked and marked until its parent knows its new sibling, so a
@@ -752,6 +803,8 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
         root->slice[0].store(separator, std::memory_order_relaxed);
         root->child[0].store(left, std::memory_order_relaxed);
         root->child[1].store(right, std::memory_order_relaxed);
+        note_inline_bag(*root, left, 1);
+        note_inline_bag(*root, right, 2);
         detail::masstree::parent_of(left).store(root, std::memory_order_release);
         detail::masstree::parent_of(right).store(root, std::memory_order_release);
         left->version.set_root(false);
@@ -775,6 +828,7 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
         }
         parent->slice[index].store(separator, std::memory_order_relaxed);
         parent->child[index + 1].store(right, std::memory_order_release);
+        note_inline_bag(*parent, right, count + 2);
         parent->count.store(static_cast<std::uint8_t>(count + 1), std::memory_order_relaxed);
         detail::masstree::parent_of(right).store(parent, std::memory_order_release);
         right->version.unlock();
@@ -795,6 +849,8 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
       constexpr int left_keys = (interior_width + 1) / 2;  // 8 keys stay, slices[8] goes up, 7 move
       interior_node* sibling = new_interior(node_version::locked_bit);
       constexpr int right_keys = interior_width - left_keys;
+      recount_inline_bags(*sibling, std::span(children).subspan(left_keys + 1, right_keys + 1));
+      recount_inline_bags(*parent, std::span(children).first(left_keys + 1));
       for (int position = 0; position < right_keys; ++position) {
         sibling->slice[position].store(slices[left_keys + 1 + position], std::memory_order_relaxed);
       }

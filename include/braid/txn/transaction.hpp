@@ -237,7 +237,7 @@ class transaction {
   template <execution_mode M>
   static task<std::optional<std::uint64_t>> probe_nested(const primary_index& index, std::string_view key);
   template <execution_mode M>
-  static task<void> visit_node(const void* node);
+  static task<void> visit_node(const void* node, std::size_t bytes);
   template <execution_mode M>
   task<detail::version*> chain_nested(std::atomic<detail::version*>& entry);
   template <execution_mode M>
@@ -339,7 +339,7 @@ coro<status> transaction::read_record(detail::table* t, detail::secondary_index*
   const suspension_points& at = engine_->options.suspend_at;
   primary_index::point_probe probe(by_secondary ? secondary->entries : t->primary, key);
   while (const void* node = probe.next()) {
-    if (suspends<M>(at.index_nodes)) co_await primary_index::fetch_node<M>(node);
+    if (suspends<M>(at.index_nodes)) co_await primary_index::fetch_node<M>(node, probe.next_bytes());
     probe.step();
   }
   const std::optional<std::uint64_t> oid = probe.result();
@@ -369,15 +369,15 @@ template <execution_mode M>
 task<std::optional<std::uint64_t>> transaction::probe_nested(const primary_index& index, std::string_view key) {
   primary_index::point_probe probe(index, key);
   while (const void* node = probe.next()) {
-    co_await visit_node<M>(node);
+    co_await visit_node<M>(node, probe.next_bytes());
     probe.step();
   }
   co_return probe.result();
 }
 
 template <execution_mode M>
-task<void> transaction::visit_node(const void* node) {
-  co_await primary_index::fetch_node<M>(node);
+task<void> transaction::visit_node(const void* node, std::size_t bytes) {
+  co_await primary_index::fetch_node<M>(node, bytes);
 }
 
 template <execution_mode M>
@@ -437,7 +437,7 @@ coro<status> transaction::write(table_handle t, std::string_view key, std::strin
   {
     primary_index::point_probe probe(table.primary, key);
     while (const void* node = probe.next()) {
-      if (suspends<M>(at.index_nodes)) co_await primary_index::fetch_node<M>(node);
+      if (suspends<M>(at.index_nodes)) co_await primary_index::fetch_node<M>(node, probe.next_bytes());
       probe.step();
     }
     oid = probe.result();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 
 #include "braid/index/masstree/node.hpp"
@@ -25,6 +26,8 @@ class layer_descent {
   layer_descent(const node_base* layer, std::uint64_t slice) noexcept : layer_(layer), next_(layer), slice_(slice) {}
 
   [[nodiscard]] const node_base* next() const noexcept { return next_; }
+  // The bytes of next() to prefetch: its parent's hint says whether its suffix bag is inline.
+  [[nodiscard]] std::size_t next_bytes() const noexcept { return next_bytes_; }
   [[nodiscard]] const border_node* border() const noexcept { return as_border(node_); }
   [[nodiscard]] node_version::word version() const noexcept { return version_; }
 
@@ -35,6 +38,7 @@ class layer_descent {
       if (!revalidate()) return;
     } else if ((~child_version & root_expected_) != 0) [[unlikely]] {
       next_ = parent_of(next_).load(std::memory_order_acquire);  // the root split since it was recorded
+      next_bytes_ = prefetched_bytes;
       return;
     } else {
       node_ = next_;
@@ -48,9 +52,11 @@ class layer_descent {
   // Sets next_ to the child to fetch, or to null at the border node.
   [[gnu::always_inline]] void seek_child() noexcept {
     while (!node_version::is_border(version_)) {
-      const node_base* child = as_interior(node_)->child_for(slice_);
+      const interior_node* interior = as_interior(node_);
+      const node_base* child = interior->child_for(slice_);
       if (child != nullptr) [[likely]] {
         next_ = child;
+        next_bytes_ = interior->child_prefetch_bytes();
         return;
       }
       if (!revalidate()) return;
@@ -65,6 +71,7 @@ class layer_descent {
       version_ = 0;
       root_expected_ = node_version::root_bit;
       next_ = layer_;
+      next_bytes_ = prefetched_bytes;
       return false;
     }
     version_ = now;
@@ -77,6 +84,7 @@ class layer_descent {
   const node_base* next_;
   const node_base* node_ = &no_parent;
   std::uint64_t slice_;
+  std::size_t next_bytes_ = prefetched_bytes;
   node_version::word version_ = 0;
   node_version::word root_expected_ = node_version::root_bit;  // root_bit while node_ is no_parent, else 0
 };

@@ -277,9 +277,9 @@ struct suffix_bag {
 
   explicit suffix_bag(std::uint32_t area_bytes) noexcept : capacity(area_bytes) {}
 
-  // What a reader prefetches of a bag: its entries and the first bytes of its area (all of a
-  // bag that holds the short suffixes of a node of decimal keys).
-  static constexpr std::size_t prefetched_bytes = 128;
+  // What a reader prefetches of a bag of its own block: its entries and the first 152 bytes of
+  // its area (where a node's first dozen suffixes of up to 12 bytes lie).
+  static constexpr std::size_t prefetched_bytes = 256;
 
   // The block a bag of `area_bytes` (at least) occupies, rounded up to whole cache lines.
   static constexpr std::size_t block_bytes(std::size_t area_bytes) noexcept {
@@ -314,18 +314,39 @@ struct border_slot {
 struct alignas(64) border_node : node_base {
   const std::uint8_t capacity;
   std::atomic<std::uint8_t> key_length[border_width] = {};
+  const bool has_inline_bag;  // the node's block goes on with its first suffix bag (see below)
   std::atomic<permutation::word> order{permutation::identity()};
   std::atomic<border_node*> next{nullptr};
   std::atomic<node_base*> parent{nullptr};
   std::atomic<suffix_bag*> suffixes{nullptr};
   std::uint64_t low_slice;
 
-  // Constructs the node with `slots` slots in a block of bytes_for(slots) bytes.
-  border_node(node_version::word flags, std::uint64_t low, int slots) noexcept
-      : node_base(flags | node_version::border_bit), capacity(static_cast<std::uint8_t>(slots)), low_slice(low) {
+  // Constructs the node with `slots` slots in a block of bytes_for(slots) bytes, or, with an
+  // inline bag of `inline_bag_area` bytes (> 0), of bytes_for(slots) +
+  // suffix_bag::block_bytes(inline_bag_area): the bag then starts right after the slots, so a
+  // reader that knows it is there prefetches it with the node instead of after reading the
+  // node's header (Masstree's border nodes keep their first suffixes inline the same way).
+  // The inline bag lives and dies with the node; a bag that replaces it is a block of its own.
+  border_node(node_version::word flags, std::uint64_t low, int slots, std::size_t inline_bag_area = 0) noexcept
+      : node_base(flags | node_version::border_bit),
+        capacity(static_cast<std::uint8_t>(slots)),
+        has_inline_bag(inline_bag_area != 0),
+        low_slice(low) {
     for (int slot = 0; slot < slots; ++slot) new (slot_memory() + slot) border_slot();
+    if (has_inline_bag) {
+      suffixes.store(new (reinterpret_cast<char*>(this) + bytes_for(slots))
+                         suffix_bag(static_cast<std::uint32_t>(suffix_bag::block_bytes(inline_bag_area) - sizeof(suffix_bag))),
+                     std::memory_order_relaxed);
+    }
   }
   static constexpr std::size_t bytes_for(int slots) noexcept;
+
+  // The bag in the node's own block, or null.
+  [[nodiscard]] const suffix_bag* inline_bag() const noexcept {
+    return has_inline_bag ? std::launder(reinterpret_cast<const suffix_bag*>(reinterpret_cast<const char*>(this) +
+                                                                                bytes_for(capacity)))
+                          : nullptr;
+  }
 
   [[nodiscard]] std::atomic<std::uint64_t>& slice_at(int slot) noexcept { return slots()[slot].slice; }
   [[nodiscard]] const std::atomic<std::uint64_t>& slice_at(int slot) const noexcept { return slots()[slot].slice; }
@@ -354,6 +375,12 @@ constexpr std::size_t border_node::bytes_for(int slots) noexcept {
 // length rank.
 struct alignas(64) interior_node : node_base {
   std::atomic<std::uint8_t> count{0};
+  // A hint, never a fact a reader relies on: how many children had an inline suffix bag when
+  // they joined (or when this node last split; a bag that later moved out of its node is not
+  // uncounted), and whether that is most of them, in which case readers prefetch a child's
+  // bag with the child. The lock holder sets both with set_bag_hint().
+  std::atomic<std::uint8_t> inline_bag_children{0};
+  std::atomic<std::uint8_t> prefetch_child_bags{0};
   std::atomic<std::uint64_t> slice[interior_width] = {};
   std::atomic<node_base*> child[interior_width + 1] = {};
   // ---- fifth line ----
@@ -377,6 +404,13 @@ struct alignas(64) interior_node : node_base {
     const int index = first + at_most(first) + at_most(first + 1) + at_most(first + 2);
     return child[index].load(std::memory_order_acquire);
   }
+  // What a reader prefetches of the child child_for() returns.
+  [[nodiscard]] std::size_t child_prefetch_bytes() const noexcept;
+  // The lock holder, once `children` (count() + 1) includes `with_inline_bag` such children.
+  void set_bag_hint(int with_inline_bag, int children) noexcept {
+    inline_bag_children.store(static_cast<std::uint8_t>(with_inline_bag), std::memory_order_relaxed);
+    prefetch_child_bags.store(2 * with_inline_bag > children ? 1 : 0, std::memory_order_relaxed);
+  }
 };
 
 // (offsetof on these non-standard-layout types is supported by both compilers braid uses.)
@@ -385,7 +419,30 @@ struct alignas(64) interior_node : node_base {
 static_assert(offsetof(interior_node, parent) == prefetched_bytes, "a reader's fields fill exactly four lines");
 #pragma GCC diagnostic pop
 static_assert(sizeof(border_node) == 64 && sizeof(border_slot) == 16, "a border node's header is one line");
+// The smallest bag a node keeps inline: three lines, which hold the entries and 88 bytes of
+// suffixes (a node of 10-digit decimal keys appends 2 bytes per key it ever holds).
+inline constexpr std::size_t inline_bag_prefetched_bytes = 192;
+inline constexpr std::size_t smallest_inline_bag_area = inline_bag_prefetched_bytes - sizeof(suffix_bag);
+static_assert(suffix_bag::block_bytes(smallest_inline_bag_area) == inline_bag_prefetched_bytes);
 static_assert(border_node::bytes_for(border_width) == prefetched_bytes, "a full border node is four lines");
+
+// What a reader prefetches of a full border node whose first suffix bag is inline: the node's
+// four lines and the bag's three (an inline bag starts right after a full node's slots).
+inline constexpr std::size_t prefetched_bytes_with_bag = prefetched_bytes + inline_bag_prefetched_bytes;
+static_assert(suffix_bag::prefetched_bytes == prefetched_bytes, "a reader fetches 256 or 448 bytes");
+
+inline std::size_t interior_node::child_prefetch_bytes() const noexcept {
+  return prefetch_child_bags.load(std::memory_order_relaxed) != 0 ? prefetched_bytes_with_bag : prefetched_bytes;
+}
+// What a reader prefetches of the right neighbour of `leaf` (which split off from it or from a
+// node to its left, so it likely keeps its suffixes as the leaf does).
+inline std::size_t right_prefetch_bytes(const border_node& leaf) noexcept {
+  return leaf.has_inline_bag ? prefetched_bytes_with_bag : prefetched_bytes;
+}
+// Whether `node` is a border node with an inline bag (writers: to set their parents' hint).
+inline bool carries_inline_bag(const node_base* node) noexcept {
+  return node_version::is_border(node->version.current()) && static_cast<const border_node*>(node)->has_inline_bag;
+}
 static_assert(sizeof(interior_node) <= interior_bytes);
 
 inline border_node* as_border(node_base* node) noexcept { return static_cast<border_node*>(node); }

@@ -5,7 +5,7 @@
 //
 //   braid::masstree<std::uint64_t>::point_probe probe(tree, key);
 //   while (const void* node = probe.next()) {
-//     co_await tree.fetch_node<M>(node);      // prefetch (+ suspend when M interleaves)
+//     co_await tree.fetch_node<M>(node, probe.next_bytes());   // prefetch (+ suspend if M interleaves)
 //     probe.step();
 //   }
 //   std::optional<std::uint64_t> oid = probe.result();
@@ -52,14 +52,19 @@ class point_probe {
 
   // The node to fetch before the next step; null once the result is known.
   [[nodiscard]] const void* next() const noexcept { return next_; }
+  // The bytes of next() to prefetch (a suffix bag's lines; a node's, with its inline bag's
+  // when the node likely has one).
+  [[nodiscard]] std::size_t next_bytes() const noexcept { return next_bytes_; }
   [[nodiscard]] std::optional<value_type> result() const noexcept { return result_; }
 
   [[gnu::always_inline]] void step() noexcept {
+    const std::size_t fetched = next_bytes_;
     switch (stage_) {
       case stage::descending:
         descent_.step();
         if (descent_.next() != nullptr) {
           next_ = descent_.next();
+          next_bytes_ = descent_.next_bytes();
           return;
         }
         leaf_ = descent_.border();
@@ -70,6 +75,7 @@ class point_probe {
         version_ = leaf_->version.stable();
         if (const border_node* right = responsible_right(leaf_, version_, cursor_.slice)) {
           next_ = right;
+          next_bytes_ = right_prefetch_bytes(*leaf_);
           return;
         }
         stage_ = stage::descending;
@@ -78,9 +84,10 @@ class point_probe {
         stage_ = stage::descending;
         return at_leaf();
     }
-    if (const void* bag = suffix_to_fetch()) {
+    if (const void* bag = suffix_to_fetch(fetched)) {
       stage_ = stage::suffix;
       next_ = bag;
+      next_bytes_ = suffix_bag::prefetched_bytes;
       return;
     }
     at_leaf();
@@ -89,24 +96,27 @@ class point_probe {
  private:
   using outcome_kind = typename Tree::leaf_outcome::kind;
 
-  // The leaf's suffix bag if the key goes on past this layer's slice and the leaf has one:
-  // fetched before the leaf is read, so that comparing the suffix does not miss while nothing
-  // else is in flight. (A key that goes on in a layer below fetches it in vain; telling the
-  // two apart would search the leaf twice.) Null otherwise. The plain operations do not
-  // suspend for it, but prefetch it here, as soon as the leaf's header is read, so that its
-  // miss overlaps the leaf's search (and a put's locking) instead of following them:
-  // on 10 M decimal keys, plain gets 0-8 % faster in back-to-back runs, puts within the noise.
-  [[nodiscard]] const void* suffix_to_fetch() const noexcept {
+  // The leaf's suffix bag if the key goes on past this layer's slice and the leaf has one that
+  // its fetch (of `leaf_fetch_bytes`) did not bring along inline: fetched before the leaf is
+  // read, so that comparing the suffix does not miss while nothing else is in flight. (A key
+  // that goes on in a layer below fetches it in vain; telling the two apart would search the
+  // leaf twice.) Null otherwise. The plain operations do not suspend for it, but prefetch it
+  // here, as soon as the leaf's header is read, so that its miss overlaps the leaf's search
+  // (and a put's locking) instead of following them: on 10 M decimal keys, plain gets 0-8 %
+  // faster in back-to-back runs, puts within the noise.
+  [[nodiscard]] const void* suffix_to_fetch(std::size_t leaf_fetch_bytes) const noexcept {
     if (cursor_.rank != long_key_with_suffix) return nullptr;
     const suffix_bag* bag = leaf_->suffixes.load(std::memory_order_acquire);
+    if (bag == nullptr || (bag == leaf_->inline_bag() && leaf_fetch_bytes >= prefetched_bytes_with_bag)) return nullptr;
     if (fetch_suffixes_) return bag;
-    if (bag != nullptr) prefetch_lines<suffix_bag::prefetched_bytes>(bag);
+    prefetch_lines<suffix_bag::prefetched_bytes>(bag);
     return nullptr;
   }
 
   void restart_layer() noexcept {
     descent_ = layer_descent(layer_, cursor_.slice);
     next_ = descent_.next();
+    next_bytes_ = descent_.next_bytes();
   }
 
   // At the border node: read it, re-reading while it changes, until the result, the next
@@ -132,6 +142,7 @@ class point_probe {
       if (const border_node* right = responsible_right(leaf_, version_, cursor_.slice)) {
         stage_ = stage::walking_right;
         next_ = right;
+        next_bytes_ = right_prefetch_bytes(*leaf_);
         return;
       }
     }
@@ -144,6 +155,7 @@ class point_probe {
   key_cursor cursor_;
   layer_descent descent_;
   const void* next_;
+  std::size_t next_bytes_ = prefetched_bytes;
   const border_node* leaf_ = nullptr;
   node_version::word version_ = 0;
   enum class stage : std::uint8_t { descending, walking_right, suffix };
