@@ -374,6 +374,42 @@ TEST(Masstree, ProbeStartedBeforeRootSplitsClimbsToTheNewRoot) {
   }
 }
 
+TEST(Masstree, WriteSuspendedWhileItsLeafSplitsChangesTheRightNode) {
+  // A write locks the border node its descent reached only if that node has not split since
+  // the descent read its version; otherwise it follows the right links. The window is the
+  // suffix fetch: a flat write of a key with a suffix reads the leaf's version, suspends to
+  // fetch the leaf's bag, and only then locks. Here the leaf splits in that window and the
+  // key's slice moves to the new right node: the write must change that node, not the old one.
+  const auto key = [](std::uint64_t number) { return eight_byte_key(number) + "zz"; };
+  for (const bool removing : {false, true}) {
+    SCOPED_TRACE(removing ? "remove_flat" : "put_flat");
+    tree_type tree;
+    model_type model;
+    for (std::uint64_t number = 1; number <= 11; ++number) {  // one border node, not full
+      tree.insert_or_assign(key(number), number);
+      model[key(number)] = number;
+    }
+    const std::string moving = key(11);  // outlives the operation, which keeps a view of it
+    auto operation = removing ? tree.remove_flat<interleaved>(moving) : tree.put_flat<interleaved>(moving, 99);
+    if constexpr (!decltype(operation)::starts_eagerly) operation.resume();
+    ASSERT_FALSE(operation.done());  // at the root's fetch
+    operation.resume();
+    ASSERT_FALSE(operation.done());  // at the suffix bag's fetch, the leaf's version read
+    for (const std::uint64_t number : {12, 0}) {  // the thirteenth key, at the front, splits the node in two
+      tree.insert_or_assign(key(number), number);
+      model[key(number)] = number;
+    }
+    EXPECT_EQ(run_to_end(std::move(operation)), std::optional<std::uint64_t>(11));
+    if (removing) {
+      model.erase(key(11));
+    } else {
+      model[key(11)] = 99;
+    }
+    EXPECT_EQ(tree.find(key(11)), expected_value(model, key(11)));
+    expect_same_contents(tree, model);
+  }
+}
+
 TEST(Masstree, SmallLayerRootsGrowIntoFullNodes) {
   // Keys sharing their first slice go on in a layer whose root starts with 4 slots; the fifth
   // key makes it grow into a full node, later ones split that. Every key stays findable through

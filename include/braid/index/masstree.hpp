@@ -360,15 +360,15 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
     masstree* tree;
     std::uint64_t raw_value;
     bool overwrite = true;
-    leaf_outcome at_leaf(const border_node& leaf, version_word, const key_cursor& key) const {
-      return tree->upsert_at(const_cast<border_node&>(leaf), key, raw_value, overwrite);
+    leaf_outcome at_leaf(const border_node& leaf, version_word version, const key_cursor& key) const {
+      return tree->upsert_at(const_cast<border_node&>(leaf), version, key, raw_value, overwrite);
     }
   };
 
   struct remove_action {
     masstree* tree;
-    leaf_outcome at_leaf(const border_node& leaf, version_word, const key_cursor& key) const {
-      return tree->remove_at(const_cast<border_node&>(leaf), key);
+    leaf_outcome at_leaf(const border_node& leaf, version_word version, const key_cursor& key) const {
+      return tree->remove_at(const_cast<border_node&>(leaf), version, key);
     }
   };
 
@@ -458,11 +458,14 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
 
   // ---- writes under the border node's lock (never suspended) -----------------------------------
 
-  // Locks the border node now responsible for `slice`, starting at `leaf` (which was, when the
-  // descent reached it); null if it was deleted.
-  static border_node* lock_responsible(border_node& start, std::uint64_t slice) noexcept {
+  // Locks the border node now responsible for `slice`, starting at `start`, which was
+  // responsible at version `seen` (the probe's stable version); null if it was deleted. A node
+  // that has not split since `seen` still is, so its right neighbour is read (a miss of its
+  // own, on a line nothing else needs) only after a split, as Masstree's writers do.
+  static border_node* lock_responsible(border_node& start, version_word seen, std::uint64_t slice) noexcept {
     border_node* leaf = &start;
     leaf->version.lock();
+    if (!node_version::split_between(seen, leaf->version.current())) return leaf;
     for (;;) {
       if (leaf->version.deleted()) {
         leaf->version.unlock();
@@ -477,19 +480,23 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
   }
 
   // The layer below `slot` of a locked border node; repoints the slot at the layer's current
-  // root if that split since the slot was written (readers would climb to it anyway).
+  // root if that split since the slot was written (readers would climb to it anyway). The
+  // root's lines are prefetched whole before its version is read: the descent into the layer
+  // that follows then finds them in the cache instead of missing on all but the first.
   static node_base* layer_below(border_node& leaf, int slot) noexcept {
     node_base* layer = decode_layer(leaf.value_at(slot).load(std::memory_order_acquire));
+    prefetch_lines<prefetched_bytes, prefetch_hint::t0>(layer);
     node_base* root = layer;
     while (!node_version::is_root(root->version.stable())) root = detail::masstree::parent_of(root).load(std::memory_order_acquire);
     if (root != layer) leaf.value_at(slot).store(encode_layer(root), std::memory_order_release);
     return root;
   }
 
-  leaf_outcome upsert_at(border_node& start, const key_cursor& key, std::uint64_t raw_value, bool overwrite) {
+  leaf_outcome upsert_at(border_node& start, version_word seen, const key_cursor& key, std::uint64_t raw_value,
+                         bool overwrite) {
     using detail::masstree::long_key_in_layer;
     using detail::masstree::long_key_with_suffix;
-    border_node* leaf = lock_responsible(start, key.slice);
+    border_node* leaf = lock_responsible(start, seen, key.slice);
     if (leaf == nullptr) return {leaf_outcome::kind::restart};
     permutation keys = leaf->keys();
     const located at = locate(*leaf, keys, key);
@@ -522,7 +529,9 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
         leaf->version.unlock();
         return {leaf_outcome::kind::done, decode(present)};
       }
-      const std::uint64_t previous = leaf->value_at(at.slot).exchange(raw_value, std::memory_order_acq_rel);
+      // The lock makes this the slot's only writer: a load and a store, no locked exchange.
+      const std::uint64_t previous = leaf->value_at(at.slot).load(std::memory_order_relaxed);
+      leaf->value_at(at.slot).store(raw_value, std::memory_order_release);
       leaf->version.unlock();
       return {leaf_outcome::kind::done, decode(previous)};
     }
@@ -541,10 +550,10 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
     return {leaf_outcome::kind::done};
   }
 
-  leaf_outcome remove_at(border_node& start, const key_cursor& key) {
+  leaf_outcome remove_at(border_node& start, version_word seen, const key_cursor& key) {
     using detail::masstree::long_key_in_layer;
     using detail::masstree::long_key_with_suffix;
-    border_node* leaf = lock_responsible(start, key.slice);
+    border_node* leaf = lock_responsible(start, seen, key.slice);
     if (leaf == nullptr) return {leaf_outcome::kind::restart};
     permutation keys = leaf->keys();
     const located at = locate(*leaf, keys, key);
