@@ -23,6 +23,7 @@
 
 #include "blink_tree_harness.hpp"
 #include "figures.hpp"
+#include "results.hpp"
 
 namespace braid::bench {
 namespace {
@@ -258,6 +259,23 @@ std::uint64_t counts_checksum(const run_totals& totals) {
   return totals.found * 3 + totals.absent * 5 + totals.inserted * 7 + totals.updated * 11 + totals.erased * 13;
 }
 
+// What the transactional primitive did in one phase (every technique and repetition of it),
+// from the runtime's counters: commits, aborted attempts by cause, runs under the latch.
+void note_hardware_transactions(run_context& context, const tasks::runtime& runtime, const std::string& phase) {
+  const tasks::worker_statistics counts = runtime.statistics().tasks;
+  const std::uint64_t runs = counts.htm_commits + counts.htm_fallback_runs;
+  if (runs == 0) return;
+  const auto share = [&](std::uint64_t part) {
+    return to_text(field_value{100.0 * static_cast<double>(part) / static_cast<double>(runs)}) + " %";
+  };
+  context.note("htm_" + phase,
+               std::to_string(runs) + " task runs: " + share(counts.htm_commits) + " committed, " +
+                   share(counts.htm_fallback_runs) + " under the fallback latch; aborted attempts per run: " +
+                   share(counts.htm_aborts()) + " (conflict " + share(counts.htm_conflict_aborts) + ", capacity " +
+                   share(counts.htm_capacity_aborts) + ", latch held " + share(counts.htm_latch_aborts) + ", other " +
+                   share(counts.htm_other_aborts) + ")");
+}
+
 void run_blink_tree_sync(run_context& context) {
   const std::vector<sync_choice> choices = sync_choices();
   const variant_setup setup = setup_for(context, 5'000'000, 20'000, choices.size() + 1);
@@ -303,18 +321,18 @@ void run_blink_tree_sync(run_context& context) {
       return passes;
     };
     auto tree_bytes = [&] { return trees.empty() ? std::size_t{0} : trees.front().tree->memory_bytes(); };
-    std::vector<technique_run> fills = passes_for(fill, true, true);
-    measure_and_emit(context, setup.repetitions, fills, "blink-tree-sync", "fill", workers, fill.size(), tree_bytes, "threads-olc", "");
+    const auto measure_phase = [&](const std::vector<request>& requests, bool clear_first, bool values_comparable,
+                                   const std::string& phase) {
+      std::vector<technique_run> passes = passes_for(requests, clear_first, values_comparable);
+      runtime.reset_statistics();
+      measure_and_emit(context, setup.repetitions, passes, "blink-tree-sync", phase, workers, requests.size(), tree_bytes,
+                       "threads-olc", "");
+      note_hardware_transactions(context, runtime, phase + "_" + std::to_string(workers) + "_workers");
+    };
+    measure_phase(fill, true, true, "fill");
     for (const tree_under_test& each : trees) require_consistent(*each.tree, "blink-tree-sync " + each.name);
-
-    std::vector<technique_run> reads = passes_for(read_input.run, false, true);
-    measure_and_emit(context, setup.repetitions, reads, "blink-tree-sync", "read-" + setup.distribution.describe(), workers,
-                     read_input.run.size(), tree_bytes, "threads-olc", "");
-    if (!update_run.empty()) {
-      std::vector<technique_run> updates = passes_for(update_run, false, false);
-      measure_and_emit(context, setup.repetitions, updates, "blink-tree-sync", "ycsb-a-" + setup.distribution.describe(), workers,
-                       update_run.size(), tree_bytes, "threads-olc", "");
-    }
+    measure_phase(read_input.run, false, true, "read-" + setup.distribution.describe());
+    if (!update_run.empty()) measure_phase(update_run, false, false, "ycsb-a-" + setup.distribution.describe());
     if (!trees.empty()) note_runtime(context, *trees.front().tree, read_input.description);
   }
   context.note("records_per_tree", std::to_string(setup.records) + " (one tree per primitive, all resident at once)");

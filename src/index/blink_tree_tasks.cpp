@@ -143,8 +143,11 @@ task_result blink_tree_write_task::write_leaf(worker& self) {
       break;
     }
   }
-  // A writer's run is never repeated: deliver now.
-  deliver(*this, self);
+  // After the run, like a reader's: a writer's run is never repeated, but under the
+  // transactional primitive it runs inside a hardware transaction, and the sink is code of its
+  // own (a system call, or the VZEROUPPER compilers emit after vector code, aborts an Intel RTM
+  // transaction every time).
+  self.when_validated(&deliver);
   return task_result::remove();
 }
 

@@ -42,7 +42,10 @@ worker_statistics& worker_statistics::operator+=(const worker_statistics& other)
   using counts = worker_statistics;
   return braid::detail::add_counters<&counts::executed, &counts::dispatched_local, &counts::dispatched_remote,
                                      &counts::forwarded, &counts::optimistic_retries, &counts::refills,
-                                     &counts::prefetches, &counts::retired, &counts::reclaimed>(*this, other);
+                                     &counts::prefetches, &counts::retired, &counts::reclaimed, &counts::htm_commits,
+                                     &counts::htm_conflict_aborts, &counts::htm_capacity_aborts,
+                                     &counts::htm_latch_aborts, &counts::htm_other_aborts,
+                                     &counts::htm_fallback_runs>(*this, other);
 }
 
 worker* runtime::current_worker() noexcept { return current_worker_of_thread; }
@@ -369,8 +372,10 @@ constexpr bool try_hardware_transactions = true;
         if (latch.load(std::memory_order_relaxed) != 0) _xabort(latch_held);
         task_result result = invoke(task);
         _xend();
+        ++statistics_.htm_commits;  // counted outside the transaction: an abort would undo it
         return result;
       }
+      count_abort(status, latch_held);
       if ((status & _XABORT_EXPLICIT) != 0 && _XABORT_CODE(status) == latch_held) {
         while (latch.load(std::memory_order_relaxed) != 0) cpu_relax();
       } else if ((status & _XABORT_RETRY) == 0) {
@@ -378,11 +383,25 @@ constexpr bool try_hardware_transactions = true;
       }
     }
   }
+  ++statistics_.htm_fallback_runs;
   spin_guard guard(latch);
   return invoke(task);
 }
+
+void worker::count_abort(unsigned status, unsigned latch_held) noexcept {
+  if ((status & _XABORT_EXPLICIT) != 0 && _XABORT_CODE(status) == latch_held) {
+    ++statistics_.htm_latch_aborts;
+  } else if ((status & _XABORT_CONFLICT) != 0) {
+    ++statistics_.htm_conflict_aborts;
+  } else if ((status & _XABORT_CAPACITY) != 0) {
+    ++statistics_.htm_capacity_aborts;
+  } else {
+    ++statistics_.htm_other_aborts;
+  }
+}
 #else
 task_result worker::run_transactional(task_descriptor& task, resource& object) {
+  ++statistics_.htm_fallback_runs;
   spin_guard guard(resource_access::latch(object));
   return invoke(task);
 }

@@ -107,6 +107,27 @@ TEST_P(EveryPrimitive, NoLostUpdateAndNoTornRead) {
   EXPECT_EQ(result.torn, 0u) << to_string(GetParam()) << ": a reader saw a writer half done";
 }
 
+TEST(TransactionalPrimitive, CountsEveryRunAsCommittedOrUnderTheLatch) {
+  constexpr int writers = 500;
+  constexpr int readers = 500;
+  const outcome result = contend(primitive::transactional, writers, readers);
+  const worker_statistics& counts = result.statistics;
+  const auto object_tasks = static_cast<std::uint64_t>(2 * (writers + readers));
+  if (!hardware_transactions_supported()) {
+    // The runtime gave the object the fallback's primitive: nothing ran transactionally.
+    EXPECT_EQ(counts.htm_commits + counts.htm_fallback_runs + counts.htm_aborts(), 0u);
+    return;
+  }
+  EXPECT_EQ(counts.htm_commits + counts.htm_fallback_runs, object_tasks);
+  // An attempt that aborted was retried or gave up to the latch; a run that committed at
+  // once aborted nothing. So aborts never exceed the retry budget, and a run without any
+  // abort cannot be under the latch unless RTM is not used (a ThreadSanitizer build).
+  EXPECT_LE(counts.htm_aborts(), 10 * object_tasks);
+  if (counts.htm_commits > 0) {
+    EXPECT_GE(counts.htm_aborts(), counts.htm_fallback_runs);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Contention, EveryPrimitive,
                          ::testing::Values(primitive::exclusive_latch, primitive::reader_writer_latch,
                                            primitive::schedule_all, primitive::schedule_writer, primitive::olfit,

@@ -45,7 +45,11 @@ enum class primitive : std::uint8_t {
   schedule_all,         // every task runs on the owner worker: serialized by dispatching
   schedule_writer,      // writers run on the owner (serialized); readers optimistic, except on the owner
   olfit,                // optimistic readers; writers take the version word as a latch (CAS)
-  transactional,        // hardware transaction, spinlock fallback (only where the CPU has RTM)
+  transactional,        // hardware transaction, spinlock fallback (only where the CPU has RTM);
+                        // see worker_statistics for what commits. A task run in a transaction
+                        // must not execute what aborts one: system calls, page faults on first
+                        // touch, and on Intel VZEROUPPER, which compilers emit after vector code
+                        // (compile such tasks with -mno-vzeroupper, as braid's B-link tree is)
   batched,              // a task squad: tasks wait in the squad until it is flushed to its owner
 };
 

@@ -58,6 +58,20 @@ struct worker_statistics {
   std::uint64_t retired = 0;
   std::uint64_t reclaimed = 0;
 
+  // The transactional primitive (primitive::transactional): task runs committed in a hardware
+  // transaction, attempts aborted by cause, and runs under the fallback latch (after the
+  // attempts gave up, or where RTM is not used). commits + fallback_runs = the task runs.
+  std::uint64_t htm_commits = 0;
+  std::uint64_t htm_conflict_aborts = 0;  // another core touched the transaction's lines
+  std::uint64_t htm_capacity_aborts = 0;  // the lines it touched did not fit
+  std::uint64_t htm_latch_aborts = 0;     // the fallback latch was held (explicit abort)
+  std::uint64_t htm_other_aborts = 0;     // interrupts, faults, unsupported instructions
+  std::uint64_t htm_fallback_runs = 0;
+
+  [[nodiscard]] std::uint64_t htm_aborts() const noexcept {
+    return htm_conflict_aborts + htm_capacity_aborts + htm_latch_aborts + htm_other_aborts;
+  }
+
   worker_statistics& operator+=(const worker_statistics& other) noexcept;
 };
 
@@ -164,6 +178,7 @@ class worker {
   task_result run_synchronized(task_descriptor& task, resource_ptr object);
   task_result run_optimistic(task_descriptor& task, resource& object);
   task_result run_transactional(task_descriptor& task, resource& object);
+  void count_abort(unsigned status, unsigned latch_held) noexcept;  // an RTM abort status, by cause
   task_result invoke(task_descriptor& task) { return task.execute_(task, *this); }
   void apply(task_descriptor& task, task_result result);
   void forward(task_descriptor& task, std::uint16_t owner);
