@@ -122,7 +122,7 @@ void epoch_domain::release_participant(participant& self) noexcept {
 void epoch_domain::retire(void* block, std::size_t bytes) {
   participant& self = local();
   // The fence orders the unlink (before the call) before the read of the epoch.
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  store_load_fence();
   self.retired.push_back({block, bytes, nullptr, global_epoch_.load(std::memory_order_relaxed)});
   count(self.retired_count);
   if (++self.retires_since_collect >= collect_interval) collect();
@@ -130,7 +130,7 @@ void epoch_domain::retire(void* block, std::size_t bytes) {
 
 void epoch_domain::retire(void* object, void (*reclaim)(void*)) {
   participant& self = local();
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  store_load_fence();
   self.retired.push_back({object, 0, reclaim, global_epoch_.load(std::memory_order_relaxed)});
   count(self.retired_count);
   if (++self.retires_since_collect >= collect_interval) collect();
@@ -145,7 +145,7 @@ std::size_t epoch_domain::collect() {
 
 bool epoch_domain::try_advance() noexcept {
   std::uint64_t epoch = global_epoch_.load(std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  store_load_fence();
   const std::size_t registered = participant_high_water_.load(std::memory_order_acquire);
   for (std::size_t index = 0; index < registered; ++index) {
     const std::uint64_t announcement = participants_[index].announcement.load(std::memory_order_acquire);

@@ -8,8 +8,8 @@
 //
 //   - a global epoch G only grows;
 //   - a thread *pins* before it reads shared nodes and unpins afterwards; while pinned it
-//     announces an epoch, and the seq_cst fence of the pin orders that announcement before
-//     its reads;
+//     announces an epoch, and the full fence of the pin (store_load_fence) orders that
+//     announcement before its reads;
 //   - G advances from e to e + 1 only when every pinned thread announces e;
 //   - an object retired while G = r (read after it was unlinked) is reclaimed once G >= r + 2:
 //     a thread that reached it before the unlink pinned at an epoch <= r, and G cannot pass
@@ -61,6 +61,7 @@
 #include <vector>
 
 #include "braid/core/detail/asan.hpp"
+#include "braid/core/detail/store_load_fence.hpp"
 #include "braid/core/huge_buffer.hpp"
 
 namespace braid::detail {
@@ -266,7 +267,7 @@ inline epoch_domain::guard epoch_domain::pin() {
     std::uint64_t epoch = global_epoch_.load(std::memory_order_relaxed);
     for (;;) {
       self.announcement.store(announced(epoch), std::memory_order_relaxed);
-      std::atomic_thread_fence(std::memory_order_seq_cst);
+      store_load_fence();
       const std::uint64_t now = global_epoch_.load(std::memory_order_relaxed);
       if (now == epoch) break;
       epoch = now;
@@ -281,7 +282,7 @@ inline epoch_domain::guard epoch_domain::pin() {
     return guard(this, &self, self.oldest_epoch);
   }
   // The first guard of the newer bucket orders its reads after the advance it observed.
-  if (self.newer_pins++ == 0) std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (self.newer_pins++ == 0) store_load_fence();
   return guard(this, &self, self.oldest_epoch + 1);
 }
 
