@@ -8,6 +8,7 @@
 
 #include "braid/core/cycles.hpp"
 #include "braid/core/detail/counters.hpp"
+#include "braid/core/detail/thread_sanitizer.hpp"
 #include "braid/core/prefetch.hpp"
 #include "braid/tasks/detail/latches.hpp"
 #include "braid/tasks/runtime.hpp"
@@ -348,17 +349,7 @@ task_result worker::run_optimistic(task_descriptor& task, resource& object) {
 // once, with no synchronization it models), so it reports races between a transaction and the
 // latch holders it excludes. A ThreadSanitizer build runs the transactional primitive on its
 // fallback latch only; every other build uses RTM where the CPU has it.
-#if defined(__SANITIZE_THREAD__)
-constexpr bool try_hardware_transactions = false;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-constexpr bool try_hardware_transactions = false;
-#else
-constexpr bool try_hardware_transactions = true;
-#endif
-#else
-constexpr bool try_hardware_transactions = true;
-#endif
+constexpr bool try_hardware_transactions = !braid::detail::thread_sanitized;
 
 [[gnu::target("rtm")]] task_result worker::run_transactional(task_descriptor& task, resource& object) {
   std::atomic<std::uint32_t>& latch = resource_access::latch(object);

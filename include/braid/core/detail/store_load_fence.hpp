@@ -21,23 +21,13 @@
 
 #include <atomic>
 
-namespace braid::detail {
+#include "braid/core/detail/thread_sanitizer.hpp"
 
-#if defined(__SANITIZE_THREAD__)
-inline constexpr bool locked_instruction_fence = false;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-inline constexpr bool locked_instruction_fence = false;
-#else
-inline constexpr bool locked_instruction_fence = true;
-#endif
-#else
-inline constexpr bool locked_instruction_fence = true;
-#endif
+namespace braid::detail {
 
 [[gnu::always_inline]] inline void store_load_fence() noexcept {
 #if defined(__x86_64__)
-  if constexpr (locked_instruction_fence) {
+  if constexpr (!thread_sanitized) {
     asm volatile("lock orq $0, (%%rsp)" ::: "memory", "cc");
     return;
   }
