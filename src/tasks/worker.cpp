@@ -354,9 +354,8 @@ constexpr bool try_hardware_transactions = !braid::detail::thread_sanitized;
 [[gnu::target("rtm")]] task_result worker::run_transactional(task_descriptor& task, resource& object) {
   std::atomic<std::uint32_t>& latch = resource_access::latch(object);
   if (try_hardware_transactions && hardware_transactions_supported()) {
-    constexpr int attempts = 10;
     constexpr unsigned latch_held = 0xff;
-    for (int attempt = 0; attempt < attempts; ++attempt) {
+    for (int attempt = 0; attempt < transaction_attempts; ++attempt) {
       const unsigned status = _xbegin();
       if (status == _XBEGIN_STARTED) {
         // Reading the latch puts it in the transaction's read set: a fallback writer aborts us.
@@ -366,8 +365,9 @@ constexpr bool try_hardware_transactions = !braid::detail::thread_sanitized;
         ++statistics_.htm_commits;  // counted outside the transaction: an abort would undo it
         return result;
       }
-      count_abort(status, latch_held);
-      if ((status & _XABORT_EXPLICIT) != 0 && _XABORT_CODE(status) == latch_held) {
+      const bool by_latch = (status & _XABORT_EXPLICIT) != 0 && _XABORT_CODE(status) == latch_held;
+      count_abort(status, by_latch);
+      if (by_latch) {
         while (latch.load(std::memory_order_relaxed) != 0) cpu_relax();
       } else if ((status & _XABORT_RETRY) == 0) {
         break;
@@ -379,8 +379,8 @@ constexpr bool try_hardware_transactions = !braid::detail::thread_sanitized;
   return invoke(task);
 }
 
-void worker::count_abort(unsigned status, unsigned latch_held) noexcept {
-  if ((status & _XABORT_EXPLICIT) != 0 && _XABORT_CODE(status) == latch_held) {
+void worker::count_abort(unsigned status, bool by_latch) noexcept {
+  if (by_latch) {
     ++statistics_.htm_latch_aborts;
   } else if ((status & _XABORT_CONFLICT) != 0) {
     ++statistics_.htm_conflict_aborts;

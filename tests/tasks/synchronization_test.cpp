@@ -122,7 +122,7 @@ TEST(TransactionalPrimitive, CountsEveryRunAsCommittedOrUnderTheLatch) {
   // An attempt that aborted was retried or gave up to the latch; a run that committed at
   // once aborted nothing. So aborts never exceed the retry budget, and a run without any
   // abort cannot be under the latch unless RTM is not used (a ThreadSanitizer build).
-  EXPECT_LE(counts.htm_aborts(), 10 * object_tasks);
+  EXPECT_LE(counts.htm_aborts(), static_cast<std::uint64_t>(worker::transaction_attempts) * object_tasks);
   if (counts.htm_commits > 0) {
     EXPECT_GE(counts.htm_aborts(), counts.htm_fallback_runs);
   }

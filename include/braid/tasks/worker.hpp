@@ -79,6 +79,10 @@ class worker {
  public:
   using effect_function = void (*)(task_descriptor& task, worker& self);
 
+  // Hardware-transaction attempts of one run under the transactional primitive before it takes
+  // the fallback latch (an attempt aborted because the latch was held waits for it and counts).
+  static constexpr int transaction_attempts = 10;
+
   worker(const worker&) = delete;
   worker& operator=(const worker&) = delete;
   ~worker();
@@ -178,7 +182,7 @@ class worker {
   task_result run_synchronized(task_descriptor& task, resource_ptr object);
   task_result run_optimistic(task_descriptor& task, resource& object);
   task_result run_transactional(task_descriptor& task, resource& object);
-  void count_abort(unsigned status, unsigned latch_held) noexcept;  // an RTM abort status, by cause
+  void count_abort(unsigned status, bool by_latch) noexcept;  // an RTM abort status, by cause
   task_result invoke(task_descriptor& task) { return task.execute_(task, *this); }
   void apply(task_descriptor& task, task_result result);
   void forward(task_descriptor& task, std::uint16_t owner);
