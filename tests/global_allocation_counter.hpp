@@ -25,6 +25,14 @@ inline std::atomic<std::size_t> global_allocations{0};
 
 #if BRAID_COUNTS_GLOBAL_ALLOCATIONS
 
+// GCC inlines these replacements into a caller that allocates and frees in one function and
+// then takes the free() of what the replaced operator new returned for a mismatch
+// (-Wmismatched-new-delete): both halves are these, malloc and free.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+
 void* operator new(std::size_t bytes) {
   global_allocations.fetch_add(1, std::memory_order_relaxed);
   if (void* memory = std::malloc(bytes == 0 ? 1 : bytes)) return memory;
@@ -46,4 +54,8 @@ void operator delete(void* memory, std::align_val_t) noexcept { std::free(memory
 void operator delete(void* memory, std::size_t, std::align_val_t) noexcept { std::free(memory); }
 void operator delete[](void* memory, std::align_val_t) noexcept { std::free(memory); }
 void operator delete[](void* memory, std::size_t, std::align_val_t) noexcept { std::free(memory); }
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 #endif

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "braid/core/all.hpp"
+#include "braid/core/input_stream.hpp"
 
 namespace braid::testing {
 
@@ -80,5 +81,30 @@ inline fiber<std::int64_t> counted_fiber(std::size_t index, failure_at failure =
   return fiber<std::int64_t>(
       [index, failure](fiber_context& context) { return counted_fiber_body(context, index, failure); });
 }
+
+// The counted operation written over a stream of inputs (braid/core/input_stream.hpp): each
+// input key k suspends suspensions(k) times and is answered expected(k). Counts the coroutines
+// that started and those whose frames were destroyed, where given counters.
+struct counted_stream_operation {
+  int* started = nullptr;
+  int* destroyed = nullptr;
+  failure_at failure{SIZE_MAX};
+
+  template <execution_mode M, class Inputs>
+  stream_coro<Inputs> answers(Inputs inputs) const {
+    int unused = 0;
+    const destruction_counter gone{destroyed != nullptr ? destroyed : &unused};
+    if (started != nullptr) ++*started;
+    while (const auto input = inputs.next()) {
+      std::int64_t sum = 0;
+      for (std::size_t step = 0; step < suspensions(input.key); ++step) sum += co_await fetch<M>(&cells()[step]);
+      if (input.key == failure.index) throw std::runtime_error("operation failed");
+      const auto steps = static_cast<std::int64_t>(suspensions(input.key));
+      if (sum != steps * (steps - 1) / 2) throw std::logic_error("fetch returned a wrong value");
+      inputs.deliver(input, expected(input.key));
+    }
+    co_return inputs.finish();
+  }
+};
 
 }  // namespace braid::testing

@@ -1,6 +1,6 @@
 // The zero-allocation property: once the frame pool is warm, an interleaved run (coroutine
-// frames, task chains, fiber stacks, the scheduler's ring, lookup contexts) makes no global
-// heap allocation.
+// frames, task chains, long-lived coroutines over a batch, fiber stacks, the scheduler's ring,
+// lookup contexts) makes no global heap allocation.
 // It counts calls of the global operator new (global_allocation_counter.hpp).
 #include <gtest/gtest.h>
 
@@ -71,6 +71,22 @@ TEST(ZeroAllocation, LookupsWithContextsStayOffTheHeap) {
   run_into(sequential_scheduler{}, context_arena{4096}, inputs, make, std::span<std::int64_t>(out));
   EXPECT_EQ(global_allocations.load(), before);
   for (std::size_t i = 0; i < inputs.size(); ++i) ASSERT_EQ(out[i], expected(i));
+}
+
+TEST(ZeroAllocation, LongLivedCoroutinesOverABatchStayOffTheHeap) {
+  const counted_stream_operation operation;
+  std::vector<std::size_t> keys(5000);
+  for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = i;
+  std::vector<std::int64_t> out(keys.size());
+  auto pass = [&] {
+    run_over_batch(chained_scheduler{16}, std::span<const std::size_t>(keys), std::span<std::int64_t>(out),
+                   [&](shared_inputs<std::size_t, std::int64_t> inputs) { return operation.answers<chained>(inputs); });
+  };
+  pass();  // warm-up
+  const std::size_t before = global_allocations.load();
+  pass();
+  EXPECT_EQ(global_allocations.load(), before);
+  for (std::size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(out[i], expected(i));
 }
 
 TEST(ZeroAllocation, FibersStayOffTheHeap) {
