@@ -53,6 +53,7 @@
 #include "braid/core/coro.hpp"
 #include "braid/core/fetch.hpp"
 #include "braid/core/fiber.hpp"
+#include "braid/core/input_stream.hpp"
 #include "braid/core/huge_buffer.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
@@ -184,15 +185,27 @@ class binary_search_tree : public detail::multi_find_member<binary_search_tree<K
   [[nodiscard]] bool contains(const Key& key) const { return find(key).has_value(); }
 
   // The coroutine lookup: one suspension per node below the root when M interleaves.
+  template <execution_mode M, class Inputs>
+  stream_coro<Inputs> lookups(Inputs inputs) const {
+    while (const auto input = inputs.next()) {
+      std::optional<Value> result;
+      const node* current = root_;
+      while (current != nullptr) {
+        const node& visited = co_await fetch<M>(current);
+        if (visited.key == input.key) {
+          result = visited.value;
+          break;
+        }
+        current = visited.child[input.key > visited.key];
+      }
+      inputs.deliver(input, result);
+    }
+    co_return inputs.finish();
+  }
+
   template <execution_mode M>
   coro<std::optional<Value>> lookup(Key key) const {
-    const node* current = root_;
-    while (current != nullptr) {
-      const node& visited = co_await fetch<M>(current);
-      if (visited.key == key) co_return visited.value;
-      current = visited.child[key > visited.key];
-    }
-    co_return std::nullopt;
+    return lookups<M>(single_input<Key, std::optional<Value>>(key));
   }
 
   template <prefetch_hint Hint = default_prefetch_hint>

@@ -65,6 +65,7 @@
 #include "braid/core/coro.hpp"
 #include "braid/core/fetch.hpp"
 #include "braid/core/fiber.hpp"
+#include "braid/core/input_stream.hpp"
 #include "braid/core/huge_buffer.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
@@ -218,37 +219,50 @@ class bplus_tree : public detail::multi_find_member<bplus_tree<Key, Value, NodeB
   [[nodiscard]] bool contains(const Key& key) const { return find(key).has_value(); }
 
   // The flattened lookup: the whole descent and both node searches in one coroutine frame.
-  template <execution_mode M>
-  coro<std::optional<Value>> lookup(Key key) const {
-    if (root_ == nullptr) co_return std::nullopt;
-    const void* current = root_;
-    for (std::size_t level = 1; level < height_; ++level) {
-      const auto* inner = static_cast<const inner_node*>(current);
+  template <execution_mode M, class Inputs>
+  stream_coro<Inputs> lookups(Inputs inputs) const {
+    while (const auto input = inputs.next()) {
+      const Key& key = input.key;
+      if (root_ == nullptr) {
+        inputs.deliver(input, std::nullopt);
+        continue;
+      }
+      const void* current = root_;
+      for (std::size_t level = 1; level < height_; ++level) {
+        const auto* inner = static_cast<const inner_node*>(current);
+        if constexpr (fetches_whole_nodes) {
+          const inner_node& node = co_await fetch_lines<M>(inner);
+          current = node.children[child_slot(node.keys, node.count, key)];
+        } else {
+          const inner_node& header = co_await fetch<M>(inner);
+          // The binary search, suspending on every probe while the range spans lines.
+          key_search<true> search(inner->keys, header.count);
+          while (search.narrowing()) search.step(co_await fetch<M>(search.probe()), key);
+          co_await fetch_lines<M>(search.rest(), search.rest_bytes());
+          current = co_await fetch<M>(&inner->children[search.position(key)]);
+        }
+      }
+      const auto* leaf = static_cast<const leaf_node*>(current);
+      std::optional<Value> result;
       if constexpr (fetches_whole_nodes) {
-        const inner_node& node = co_await fetch_lines<M>(inner);
-        current = node.children[child_slot(node.keys, node.count, key)];
+        result = value_in(co_await fetch_lines<M>(leaf), key);
       } else {
-        const inner_node& header = co_await fetch<M>(inner);
-        // The binary search, suspending on every probe while the range spans lines.
-        key_search<true> search(inner->keys, header.count);
+        const leaf_node& header = co_await fetch<M>(leaf);
+        const std::uint32_t count = header.count;
+        key_search<false> search(leaf->keys, count);
         while (search.narrowing()) search.step(co_await fetch<M>(search.probe()), key);
         co_await fetch_lines<M>(search.rest(), search.rest_bytes());
-        current = co_await fetch<M>(&inner->children[search.position(key)]);
+        const std::size_t position = search.position(key);
+        if (position != count && leaf->keys[position] == key) result = co_await fetch<M>(&leaf->values[position]);
       }
+      inputs.deliver(input, std::move(result));
     }
-    const auto* leaf = static_cast<const leaf_node*>(current);
-    if constexpr (fetches_whole_nodes) {
-      co_return value_in(co_await fetch_lines<M>(leaf), key);
-    } else {
-      const leaf_node& header = co_await fetch<M>(leaf);
-      const std::uint32_t count = header.count;
-      key_search<false> search(leaf->keys, count);
-      while (search.narrowing()) search.step(co_await fetch<M>(search.probe()), key);
-      co_await fetch_lines<M>(search.rest(), search.rest_bytes());
-      const std::size_t position = search.position(key);
-      if (position == count || !(leaf->keys[position] == key)) co_return std::nullopt;
-      co_return co_await fetch<M>(&leaf->values[position]);
-    }
+    co_return inputs.finish();
+  }
+
+  template <execution_mode M>
+  coro<std::optional<Value>> lookup(Key key) const {
+    return lookups<M>(single_input<Key, std::optional<Value>>(key));
   }
 
   // The nested lookup: each helper is its own task<> (see the header comment).

@@ -56,6 +56,7 @@
 #include "braid/core/coro.hpp"
 #include "braid/core/fetch.hpp"
 #include "braid/core/fiber.hpp"
+#include "braid/core/input_stream.hpp"
 #include "braid/core/huge_buffer.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
@@ -166,15 +167,27 @@ class chained_hash_table : public detail::multi_find_member<chained_hash_table<K
 
   [[nodiscard]] result_type find(Key key) const { return find_with(key, detail::plain_load{}); }
 
+  template <execution_mode M, class Inputs>
+  stream_coro<Inputs> lookups(Inputs inputs) const {
+    while (const auto input = inputs.next()) {
+      result_type result;
+      const node* current = co_await fetch<M>(&buckets_[bucket_of(input.key)]);
+      while (current != nullptr) {
+        const node& visited = co_await fetch_lines<M>(current);
+        if (visited.key == input.key) {
+          result = visited.value;
+          break;
+        }
+        current = visited.next;
+      }
+      inputs.deliver(input, result);
+    }
+    co_return inputs.finish();
+  }
+
   template <execution_mode M>
   coro<result_type> lookup(Key key) const {
-    const node* current = co_await fetch<M>(&buckets_[bucket_of(key)]);
-    while (current != nullptr) {
-      const node& visited = co_await fetch_lines<M>(current);
-      if (visited.key == key) co_return visited.value;
-      current = visited.next;
-    }
-    co_return std::nullopt;
+    return lookups<M>(single_input<Key, result_type>(key));
   }
 
   template <prefetch_hint Hint>

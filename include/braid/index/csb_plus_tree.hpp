@@ -61,6 +61,7 @@
 #include "braid/core/fetch.hpp"
 #include "braid/core/task.hpp"
 #include "braid/core/fiber.hpp"
+#include "braid/core/input_stream.hpp"
 #include "braid/core/huge_buffer.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
@@ -127,20 +128,30 @@ class csb_plus_tree : public detail::multi_find_member<csb_plus_tree<Key, Value,
   [[nodiscard]] std::optional<Value> find(const Key& key) const { return descend(key, detail::plain_load{}); }
   [[nodiscard]] bool contains(const Key& key) const { return find(key).has_value(); }
 
+  template <execution_mode M, class Inputs>
+  stream_coro<Inputs> lookups(Inputs inputs) const {
+    while (const auto input = inputs.next()) {
+      const Key& key = input.key;
+      if (tree_.levels == 0) {
+        inputs.deliver(input, std::nullopt);
+      } else if (tree_.levels == 1) {
+        inputs.deliver(input, search_leaf(*leaf_at(0), key));  // the root leaf: always cached
+      } else {
+        node_index current = child_for(*inner_at(0), key);  // the root: always cached, read directly
+        for (std::size_t level = 2; level < tree_.levels; ++level) {
+          const inner_node& inner = co_await fetch_lines<M>(inner_at(current));
+          current = child_for(inner, key);
+        }
+        const leaf_node& leaf = co_await fetch_lines<M>(leaf_at(current));
+        inputs.deliver(input, search_leaf(leaf, key));
+      }
+    }
+    co_return inputs.finish();
+  }
+
   template <execution_mode M>
   coro<std::optional<Value>> lookup(Key key) const {
-    if (tree_.levels == 0) co_return std::nullopt;
-    node_index current = 0;  // the root: always cached, read directly
-    if (tree_.levels > 1) {
-      current = child_for(*inner_at(0), key);
-      for (std::size_t level = 2; level < tree_.levels; ++level) {
-        const inner_node& inner = co_await fetch_lines<M>(inner_at(current));
-        current = child_for(inner, key);
-      }
-      const leaf_node& leaf = co_await fetch_lines<M>(leaf_at(current));
-      co_return search_leaf(leaf, key);
-    }
-    co_return search_leaf(*leaf_at(current), key);
+    return lookups<M>(single_input<Key, std::optional<Value>>(key));
   }
 
   template <prefetch_hint Hint = default_prefetch_hint>
@@ -379,30 +390,41 @@ class csb_plus_tree_over_codes : public detail::multi_find_member<csb_plus_tree_
   // The code of value, or std::nullopt ("locate" in the thesis).
   [[nodiscard]] std::optional<code_type> find(const Key& value) const { return descend(value, detail::plain_load{}); }
 
+  template <execution_mode M, class Inputs>
+  stream_coro<Inputs> lookups(Inputs inputs) const {
+    while (const auto input = inputs.next()) {
+      const Key& value = input.key;
+      if (tree_.levels == 0) {
+        inputs.deliver(input, std::nullopt);
+        continue;
+      }
+      const leaf_node* leaf = leaf_at(0);
+      if (tree_.levels > 1) {
+        node_index current = levels_type::child_for(*inner_at(0), value);  // the root is cached
+        for (std::size_t level = 2; level < tree_.levels; ++level) {
+          const inner_node& inner = co_await fetch_lines<M>(inner_at(current));
+          current = levels_type::child_for(inner, value);
+        }
+        leaf = &co_await fetch_lines<M>(leaf_at(current));
+      }
+      // Binary search over the codes: each probe reads the dictionary (a suspension).
+      const code_type* base = leaf->codes;
+      std::size_t length = leaf->count;
+      while (length > 1) {
+        const std::size_t half = length / 2;
+        const Key& probe = co_await fetch<M>(dictionary_ + base[half]);
+        base = !(value < probe) ? base + half : base;
+        length -= half;
+      }
+      const Key& candidate = co_await fetch<M>(dictionary_ + *base);
+      inputs.deliver(input, candidate == value ? std::optional<code_type>(*base) : std::nullopt);
+    }
+    co_return inputs.finish();
+  }
+
   template <execution_mode M>
   coro<std::optional<code_type>> lookup(Key value) const {
-    if (tree_.levels == 0) co_return std::nullopt;
-    const leaf_node* leaf = leaf_at(0);
-    if (tree_.levels > 1) {
-      node_index current = levels_type::child_for(*inner_at(0), value);  // the root is cached
-      for (std::size_t level = 2; level < tree_.levels; ++level) {
-        const inner_node& inner = co_await fetch_lines<M>(inner_at(current));
-        current = levels_type::child_for(inner, value);
-      }
-      leaf = &co_await fetch_lines<M>(leaf_at(current));
-    }
-    // Binary search over the codes: each probe reads the dictionary (a suspension).
-    const code_type* base = leaf->codes;
-    std::size_t length = leaf->count;
-    while (length > 1) {
-      const std::size_t half = length / 2;
-      const Key& probe = co_await fetch<M>(dictionary_ + base[half]);
-      base = !(value < probe) ? base + half : base;
-      length -= half;
-    }
-    const Key& candidate = co_await fetch<M>(dictionary_ + *base);
-    if (candidate == value) co_return *base;
-    co_return std::nullopt;
+    return lookups<M>(single_input<Key, std::optional<code_type>>(value));
   }
 
   template <prefetch_hint Hint = default_prefetch_hint>

@@ -51,6 +51,7 @@
 #include "braid/core/coro.hpp"
 #include "braid/core/fetch.hpp"
 #include "braid/core/fiber.hpp"
+#include "braid/core/input_stream.hpp"
 #include "braid/core/huge_buffer.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
@@ -116,15 +117,24 @@ class eytzinger_array : public detail::multi_find_member<eytzinger_array<Key>, K
     return found_at(node, key);
   }
 
+  template <execution_mode M, class Inputs>
+  stream_coro<Inputs> lookups(Inputs inputs) const {
+    while (const auto input = inputs.next()) {
+      const Key& key = input.key;
+      std::size_t node = walk_hot_levels(key);
+      while (node <= count_) {
+        if constexpr (M::suspends) prefetch_descendants<M::hint>(node);
+        const Key& probed = co_await fetch<M>(&nodes_[node]);
+        node = 2 * node + (probed < key ? 1 : 0);
+      }
+      inputs.deliver(input, found_at(node, key));
+    }
+    co_return inputs.finish();
+  }
+
   template <execution_mode M>
   coro<result_type> lookup(Key key) const {
-    std::size_t node = walk_hot_levels(key);
-    while (node <= count_) {
-      if constexpr (M::suspends) prefetch_descendants<M::hint>(node);
-      const Key& probed = co_await fetch<M>(&nodes_[node]);
-      node = 2 * node + (probed < key ? 1 : 0);
-    }
-    co_return found_at(node, key);
+    return lookups<M>(single_input<Key, result_type>(key));
   }
 
   template <prefetch_hint Hint>

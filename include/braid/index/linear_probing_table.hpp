@@ -69,6 +69,7 @@
 #include "braid/core/fetch.hpp"
 #include "braid/core/fiber.hpp"
 #include "braid/core/huge_buffer.hpp"
+#include "braid/core/input_stream.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
 #include "braid/index/detail/lookup_techniques.hpp"
@@ -236,15 +237,26 @@ class linear_probing_table
 
   [[nodiscard]] result_type find(key_type key) const { return find_with(key, detail::plain_load{}); }
 
+  template <execution_mode M, class Inputs>
+  stream_coro<Inputs> lookups(Inputs inputs) const {
+    while (const auto input = inputs.next()) {
+      result_type result;
+      if (input.key == empty_key) {
+        result = zero_key_result();
+      } else {
+        std::size_t position = home_of(input.key);
+        do {
+          co_await fetch<M>(&slots_[position]);
+        } while (!scan_line(input.key, position, result));
+      }
+      inputs.deliver(input, result);
+    }
+    co_return inputs.finish();
+  }
+
   template <execution_mode M>
   coro<result_type> lookup(key_type key) const {
-    if (key == empty_key) co_return zero_key_result();
-    std::size_t position = home_of(key);
-    result_type result;
-    do {
-      co_await fetch<M>(&slots_[position]);
-    } while (!scan_line(key, position, result));
-    co_return result;
+    return lookups<M>(single_input<key_type, result_type>(key));
   }
 
   template <prefetch_hint Hint>

@@ -68,6 +68,7 @@
 #include "braid/core/coro.hpp"
 #include "braid/core/fetch.hpp"
 #include "braid/core/fiber.hpp"
+#include "braid/core/input_stream.hpp"
 #include "braid/core/huge_buffer.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
@@ -197,14 +198,26 @@ class skip_list : public detail::multi_find_member<skip_list<Key, Value>, Key, s
 
   // Down-and-right search, one suspension per node examined. A node met again one level down
   // (the one the level above stopped at) is known to be greater and is not fetched twice.
+  template <execution_mode M, class Inputs>
+  stream_coro<Inputs> lookups(Inputs inputs) const {
+    while (const auto input = inputs.next()) {
+      std::optional<Value> result;
+      for (descent search(head(), height_); search.candidate != nullptr;) {
+        const node& examined = co_await fetch_lines<M>(search.candidate, link_end(search.level));
+        if (examined.key == input.key) {
+          result = examined.value;
+          break;
+        }
+        search.step(examined.key < input.key);
+      }
+      inputs.deliver(input, result);
+    }
+    co_return inputs.finish();
+  }
+
   template <execution_mode M>
   coro<std::optional<Value>> lookup(Key key) const {
-    for (descent search(head(), height_); search.candidate != nullptr;) {
-      const node& examined = co_await fetch_lines<M>(search.candidate, link_end(search.level));
-      if (examined.key == key) co_return examined.value;
-      search.step(examined.key < key);
-    }
-    co_return std::nullopt;
+    return lookups<M>(single_input<Key, std::optional<Value>>(key));
   }
 
   template <prefetch_hint Hint = default_prefetch_hint>

@@ -56,6 +56,7 @@
 #include "braid/core/fetch.hpp"
 #include "braid/core/task.hpp"
 #include "braid/core/fiber.hpp"
+#include "braid/core/input_stream.hpp"
 #include "braid/core/huge_buffer.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
@@ -139,24 +140,36 @@ class sorted_array : public detail::multi_find_member<sorted_array<Key>, Key, st
     return std::nullopt;
   }
 
+  template <execution_mode M, class Inputs>
+  stream_coro<Inputs> lookups(Inputs inputs) const {
+    while (const auto input = inputs.next()) {
+      if (size_ == 0) {
+        inputs.deliver(input, std::nullopt);
+        continue;
+      }
+      const Key& key = input.key;
+      std::size_t low = 0;
+      std::size_t remaining = size_;
+      descend_hot_levels(key, low, remaining);
+      while (remaining > keys_per_line) {
+        const std::size_t half = remaining / 2;
+        const Key& probed = co_await fetch<M>(&keys_[low + half]);
+        low = probed < key ? low + half : low;
+        remaining -= half;
+      }
+      if (remaining > 1) {  // the range's two lines at most: one suspension for both
+        if constexpr (M::suspends) prefetch<M::hint>(keys_.data() + low + remaining);
+        co_await fetch<M>(&keys_[low]);
+        descend(key, low, remaining);
+      }
+      inputs.deliver(input, present_at(low, key));
+    }
+    co_return inputs.finish();
+  }
+
   template <execution_mode M>
   coro<result_type> lookup(Key key) const {
-    if (size_ == 0) co_return std::nullopt;
-    std::size_t low = 0;
-    std::size_t remaining = size_;
-    descend_hot_levels(key, low, remaining);
-    while (remaining > keys_per_line) {
-      const std::size_t half = remaining / 2;
-      const Key& probed = co_await fetch<M>(&keys_[low + half]);
-      low = probed < key ? low + half : low;
-      remaining -= half;
-    }
-    if (remaining > 1) {  // the range's two lines at most: one suspension for both
-      if constexpr (M::suspends) prefetch<M::hint>(keys_.data() + low + remaining);
-      co_await fetch<M>(&keys_[low]);
-      descend(key, low, remaining);
-    }
-    co_return present_at(low, key);
+    return lookups<M>(single_input<Key, result_type>(key));
   }
 
   // lookup<M> written as the mechanical conversion of nested calls: each probe below the hot

@@ -3,9 +3,11 @@
 //   naive  the plain lookup, one key after another (the baseline and the oracle)
 //   gp     group prefetching: groups of G keys advance in lock step, stage by stage
 //   amac   asynchronous memory access chaining: a ring of G hand-written state machines
-//   coro   the lookup coroutine instantiated `chained`, G in flight on a chained_scheduler:
-//          `lookup<M>`, one coroutine frame per lookup (CoroBase's flattened operation), each
-//          suspension handing over to the next lookup directly
+//   coro   the lookup coroutine instantiated `chained` on a chained_scheduler, each suspension
+//          handing over to the next coroutine directly: where the structure writes its lookup
+//          over a stream of inputs (`lookups<M>`, braid/core/input_stream.hpp), G long-lived
+//          coroutines that each take the next key when they finish one (the thesis's Coro-S);
+//          otherwise `lookup<M>`, one coroutine frame per lookup (CoroBase's flattened operation)
 //   coro_nested  the nested form, `lookup_nested<M>`: each helper function its own task<>
 //          (the mechanical conversion), where a structure has one (B+-tree, Masstree)
 //   fiber  the same lookup as a plain function yielding on a stackful fiber, G in flight

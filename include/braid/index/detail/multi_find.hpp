@@ -3,9 +3,16 @@
 //
 // A structure `S` with key type `K` and result type `R` provides
 //   R find(K) const                                       the plain lookup: naive, and the oracle
-//   template <execution_mode M> coro<R> lookup(K) const   the coroutine lookup: coro (chained_with<H>
-//                                                         on a chained_scheduler), adaptive (its
-//                                                         sequential and chained instantiations)
+//   template <execution_mode M> coro<R> lookup(K) const   the coroutine lookup: adaptive (its
+//                                                         sequential and chained instantiations),
+//                                                         and coro (chained_with<H> on a
+//                                                         chained_scheduler) unless the structure has
+//   template <execution_mode M, class Inputs>             the same lookup written over a stream
+//     stream_coro<Inputs> lookups(Inputs) const           of inputs (core/input_stream.hpp), of
+//                                                         which lookup<M> is the single-input
+//                                                         form: coro runs G long-lived ones over
+//                                                         the batch, chained_with<H> on a
+//                                                         chained_scheduler
 // and, where it has them,
 //   template <execution_mode M> task<R> lookup_nested(K) const              coro_nested
 //   template <prefetch_hint H> void find_group_prefetching(span<const K>, span<R>, size_t) const   gp
@@ -29,6 +36,7 @@
 #include "braid/core/coro.hpp"
 #include "braid/core/fiber.hpp"
 #include "braid/core/imlp_scheduler.hpp"
+#include "braid/core/input_stream.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
 #include "braid/core/scheduler.hpp"
@@ -57,6 +65,11 @@ concept has_imlp_kernel = requires(const S& s) {
 template <class S, class K, class R, prefetch_hint Hint>
 concept has_imlp = has_imlp_kernel<S, Hint> && requires(const S& s, std::span<const K> keys, std::span<R> out) {
   s.template find_imlp<Hint>(keys, out, std::size_t{1}, imlp_schedule::dynamic);
+};
+// The lookup written once as a loop over a stream of inputs (braid/core/input_stream.hpp).
+template <class S, class K, class R>
+concept has_stream_lookup = requires(const S& s, input_batch<K, R>& batch) {
+  { s.template lookups<chained>(shared_inputs<K, R>(batch)) } -> std::same_as<coro<void>>;
 };
 template <class S, class K>
 concept has_nested_lookup = requires(const S& s, const K& key) { s.template lookup_nested<sequential>(key); };
@@ -108,8 +121,14 @@ void run_multi_find(const S& structure, std::span<const K> keys, std::span<R> ou
       for (std::size_t i = 0; i < keys.size(); ++i) out[i] = structure.find(keys[i]);
       return;
     case technique::coro:
-      run_into(chained_scheduler{group}, keys,
-               [&structure](const K& key) { return structure.template lookup<chained_with<Hint>>(key); }, out);
+      if constexpr (has_stream_lookup<S, K, R>) {
+        run_over_batch(chained_scheduler{group}, keys, out, [&structure](shared_inputs<K, R> inputs) {
+          return structure.template lookups<chained_with<Hint>>(inputs);
+        });
+      } else {
+        run_into(chained_scheduler{group}, keys,
+                 [&structure](const K& key) { return structure.template lookup<chained_with<Hint>>(key); }, out);
+      }
       return;
     case technique::adaptive:
       run_adaptive_lookups<S>(
