@@ -2,16 +2,17 @@
 // search over sorted 64-bit keys, with the data in cache, in DRAM, and alternating between the
 // two within one run (the case no fixed setting gets right).
 //
-//   naive        the plain loop (sorted_array::find, branch-free)
-//   plain-coro   the coroutine's sequential instantiation, one lookup after another: what the
-//                adaptive scheduler runs when interleaving cannot win
-//   coro-gN      the chained coroutine on chained_scheduler{N} (multi_find's coro technique)
-//   adaptive     adaptive_scheduler: plain or interleaved (the chained coroutine on its chained
-//                ring), and the group, chosen while it runs
+//   naive        the plain loop (sorted_array::find, branch-free): what the adaptive technique
+//                runs when interleaving cannot win
+//   plain-coro   the coroutine's sequential instantiation, one lookup after another
+//   coro-gN      multi_find's coro technique with group N: N long-lived chained coroutines
+//   adaptive     multi_find's adaptive technique (group at most the largest N): the plain loop or
+//                the long-lived chained coroutines, and the group, chosen window by window
 //
 // Each --size is a phase; with two or more sizes the `alternating` row runs batches of 64 Ki
-// lookups that alternate between the arrays (the smallest and the largest), one scheduler for
-// the whole run, so the adaptive rows show how it follows a working set that moves. Rows:
+// lookups that alternate between the arrays (the smallest and the largest), the adaptive
+// technique learning across the whole run, so its rows show how it follows a working set that
+// moves. Rows:
 // speedup_vs_naive, speedup_vs_best_fixed (the best of naive, plain-coro and every coro-gN of
 // the same phase) and, for adaptive, the setting it ended on (0: the plain loop).
 #include <algorithm>
@@ -19,9 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "braid/core/adaptive_scheduler.hpp"
-#include "braid/core/chained_scheduler.hpp"
 #include "braid/core/scheduler.hpp"
+#include "braid/index/detail/adaptive_lookups.hpp"
 #include "braid/index/sorted_array.hpp"
 #include "experiment.hpp"
 #include "figures.hpp"
@@ -69,8 +69,21 @@ std::uint64_t by_batches(const phase& work, RunBatch run_batch) {
   return sum;
 }
 
+// The adaptive technique's group cap: the largest fixed group measured beside it.
+std::size_t adaptive_cap(const std::vector<std::size_t>& groups) { return *std::max_element(groups.begin(), groups.end()); }
+
+// Runs multi_find(how, group) over the phase batch by batch, folding the results into its checksum.
+std::uint64_t multi_find_batches(const phase& work, technique how, std::size_t group,
+                                 std::vector<array_type::result_type>& out) {
+  return by_batches(work, [&](const array_type& array, std::span<const std::int64_t> keys, auto& add) {
+    array.multi_find(keys, std::span(out).first(keys.size()), how, group);
+    for (std::size_t i = 0; i < keys.size(); ++i) add(i, out[i]);
+  });
+}
+
 std::vector<technique_run> techniques_for(const run_context& context, const phase& work,
-                                          const std::vector<std::size_t>& groups, adaptive_scheduler& adaptive) {
+                                          const std::vector<std::size_t>& groups,
+                                          std::vector<array_type::result_type>& out) {
   std::vector<technique_run> runs;
   if (context.selected("naive")) {
     runs.push_back({"naive", [&work] {
@@ -89,28 +102,19 @@ std::vector<technique_run> techniques_for(const run_context& context, const phas
   }
   if (context.selected("coro")) {
     for (std::size_t group : groups) {
-      runs.push_back({"coro-g" + std::to_string(group), [&work, group] {
-                        return by_batches(work, [group](const array_type& array, std::span<const std::int64_t> keys, auto& add) {
-                          chained_scheduler{group}.run(
-                              keys.size(), [&](std::size_t i) { return array.lookup<chained>(keys[i]); }, add);
-                        });
-                      }});
+      runs.push_back({"coro-g" + std::to_string(group),
+                      [&work, &out, group] { return multi_find_batches(work, technique::coro, group, out); }});
     }
   }
   if (context.selected("adaptive")) {
-    runs.push_back({"adaptive", [&work, &adaptive] {
-                      return by_batches(work, [&adaptive](const array_type& array, std::span<const std::int64_t> keys, auto& add) {
-                        adaptive.run(
-                            keys.size(), [&](std::size_t i) { return array.lookup<sequential>(keys[i]); },
-                            [&](std::size_t i) { return array.lookup<chained>(keys[i]); }, add);
-                      });
-                    }});
+    const std::size_t cap = adaptive_cap(groups);
+    runs.push_back({"adaptive", [&work, &out, cap] { return multi_find_batches(work, technique::adaptive, cap, out); }});
   }
   return runs;
 }
 
 void emit_phase(run_context& context, const std::string& label, std::size_t size_bytes, std::size_t operations,
-                const std::vector<measurement>& measured, const adaptive_scheduler& adaptive) {
+                const std::vector<measurement>& measured, std::size_t settled_setting) {
   double naive_ns = 0;
   double best_fixed_ns = 0;
   for (const measurement& each : measured) {
@@ -133,7 +137,7 @@ void emit_phase(run_context& context, const std::string& label, std::size_t size
         .set("checksum", std::to_string(each.checksum));
     if (naive_ns > 0) row.set("speedup_vs_naive", naive_ns / each.median_ns);
     if (best_fixed_ns > 0) row.set("speedup_vs_best_fixed", best_fixed_ns / each.median_ns);
-    if (each.name == "adaptive") row.set("settled_setting", static_cast<std::int64_t>(adaptive.current_setting()));
+    if (each.name == "adaptive") row.set("settled_setting", static_cast<std::int64_t>(settled_setting));
     context.emit(std::move(row));
   }
 }
@@ -170,14 +174,17 @@ void run_adaptive(run_context& context) {
   for (std::size_t index = 0; index < phases.size(); ++index) {
     const auto& [label, work] = phases[index];
     context.configuration(index, phases.size(), label);
-    adaptive_scheduler adaptive;  // learns within the phase, across its repetitions
-    const std::vector<technique_run> runs = techniques_for(context, work, groups, adaptive);
+    std::vector<array_type::result_type> out(batch);
+    const std::vector<technique_run> runs = techniques_for(context, work, groups, out);
     if (runs.empty()) return;
     const std::vector<measurement> measured = measure_interleaved(runs, repetitions, &context);
     require_same_checksums(measured, "adaptive " + label);
     std::size_t bytes = 0;
     for (const array_type* array : work.arrays) bytes = std::max(bytes, array->memory_bytes());
-    emit_phase(context, label, bytes, work.keys.size(), measured, adaptive);
+    // The adaptive technique learns per thread across phases and repetitions, as it would for a
+    // user's successive multi_finds: the setting it ended the phase on.
+    const std::size_t settled = detail::adaptive_controller_for<array_type>(adaptive_cap(groups)).current_setting();
+    emit_phase(context, label, bytes, work.keys.size(), measured, settled);
   }
 }
 

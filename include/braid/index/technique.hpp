@@ -11,8 +11,10 @@
 //   coro_nested  the nested form, `lookup_nested<M>`: each helper function its own task<>
 //          (the mechanical conversion), where a structure has one (B+-tree, Masstree)
 //   fiber  the same lookup as a plain function yielding on a stackful fiber, G in flight
-//   adaptive  the lookup coroutine on an adaptive_scheduler: the plain (sequential) or the
-//          interleaved instantiation, and the group (at most G), chosen while it runs
+//   adaptive  the plain lookup or the interleaved coroutine lookup, and the group (at most G),
+//          chosen window by window while it runs from the throughput it measures: windows of
+//          `find` or of the long-lived chained coroutines of `coro` (on an adaptive_scheduler,
+//          one coroutine per key, for a structure without the stream form)
 //   imlp-dynamic, imlp-static, imlp-hybrid  the state machines tools/imlp generates from the
 //          structure's kernel description (braid/index/kernels/), G contexts, run by the dynamic
 //          refill, static batch or hybrid schedule of braid/core/imlp_scheduler.hpp

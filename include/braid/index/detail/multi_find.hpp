@@ -3,16 +3,17 @@
 //
 // A structure `S` with key type `K` and result type `R` provides
 //   R find(K) const                                       the plain lookup: naive, and the oracle
-//   template <execution_mode M> coro<R> lookup(K) const   the coroutine lookup: adaptive (its
+//   template <execution_mode M> coro<R> lookup(K) const   the coroutine lookup: coro (chained_with<H>
+//                                                         on a chained_scheduler) and adaptive (its
 //                                                         sequential and chained instantiations),
-//                                                         and coro (chained_with<H> on a
-//                                                         chained_scheduler) unless the structure has
+//                                                         unless the structure has
 //   template <execution_mode M, class Inputs>             the same lookup written over a stream
 //     stream_coro<Inputs> lookups(Inputs) const           of inputs (core/input_stream.hpp), of
 //                                                         which lookup<M> is the single-input
 //                                                         form: coro runs G long-lived ones over
 //                                                         the batch, chained_with<H> on a
-//                                                         chained_scheduler
+//                                                         chained_scheduler, and adaptive runs
+//                                                         windows of them or of find
 // and, where it has them,
 //   template <execution_mode M> task<R> lookup_nested(K) const              coro_nested
 //   template <prefetch_hint H> void find_group_prefetching(span<const K>, span<R>, size_t) const   gp
@@ -131,9 +132,15 @@ void run_multi_find(const S& structure, std::span<const K> keys, std::span<R> ou
       }
       return;
     case technique::adaptive:
-      run_adaptive_lookups<S>(
-          keys, out, group, [&structure](const K& key) { return structure.template lookup<sequential>(key); },
-          [&structure](const K& key) { return structure.template lookup<chained_with<Hint>>(key); });
+      if constexpr (has_stream_lookup<S, K, R>) {
+        run_adaptive_stream_lookups<S>(
+            keys, out, group, [&structure](const K& key) { return structure.find(key); },
+            [&structure](shared_inputs<K, R> inputs) { return structure.template lookups<chained_with<Hint>>(inputs); });
+      } else {
+        run_adaptive_lookups<S>(
+            keys, out, group, [&structure](const K& key) { return structure.template lookup<sequential>(key); },
+            [&structure](const K& key) { return structure.template lookup<chained_with<Hint>>(key); });
+      }
       return;
     case technique::coro_nested:
       if constexpr (has_nested_lookup<S, K>) {
