@@ -203,7 +203,7 @@ class skip_list : public detail::multi_find_member<skip_list<Key, Value>, Key, s
     while (const auto input = inputs.next()) {
       std::optional<Value> result;
       for (descent search(head(), height_); search.candidate != nullptr;) {
-        const node& examined = co_await fetch_lines<M>(search.candidate, link_end(search.level));
+        const node& examined = co_await fetch_candidate<M>(search);
         if (examined.key == input.key) {
           result = examined.value;
           break;
@@ -256,7 +256,7 @@ class skip_list : public detail::multi_find_member<skip_list<Key, Value>, Key, s
   coro<std::size_t> scan_coroutine(Key start, std::size_t limit, Visitor visit) const {
     descent search(head(), height_);
     while (search.candidate != nullptr) {
-      const node& examined = co_await fetch_lines<M>(search.candidate, link_end(search.level));
+      const node& examined = co_await fetch_candidate<M>(search);
       search.step(examined.key < start);
     }
     // The first entry >= start was examined by the descent (it is `known_greater`): in cache.
@@ -408,6 +408,14 @@ class skip_list : public detail::multi_find_member<skip_list<Key, Value>, Key, s
       if (candidate == known_greater) candidate = nullptr;
     }
   };
+
+  // The coroutines' fetch of the descent's candidate: its first line and the line of the link at
+  // its level, the two the search reads there (the prefetch points of every technique).
+  template <execution_mode M>
+  static auto fetch_candidate(const descent& search) noexcept {
+    if constexpr (M::suspends) prefetch<M::hint>(&links(search.candidate)[search.level]);
+    return fetch<M>(search.candidate);
+  }
 
   // Prefetches the descent's next candidate and the link of its level that the search will read
   // there (the kernels' prefetch points); false once the descent has ended.
