@@ -80,7 +80,7 @@ template <execution_mode M, class T>
   if constexpr (mode_with_own_load<M>) {
     return M::await_load(address, sizeof(T));
   } else {
-    if constexpr (M::suspends) prefetch_lines<sizeof(T), M::hint>(address);
+    if constexpr (M::suspends) prefetch_lines<sizeof(T), M::hint, (alignof(T) >= cache_line_bytes)>(address);
     return detail::load_awaiter_for<M>(address);
   }
 }

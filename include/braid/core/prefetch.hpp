@@ -54,19 +54,28 @@ inline void prefetch_lines(const void* address, std::size_t bytes) noexcept {
   }
 }
 
-// Compile-time-sized variant: the loop is fully unrolled for node types of a few lines.
-template <std::size_t Bytes, prefetch_hint Hint = prefetch_hint::t0>
+// Compile-time-sized variant: the loop is fully unrolled for node types of a few lines. With
+// `Aligned` (the object starts on a line: a type of alignment >= cache_line_bytes) it issues
+// exactly ceil(Bytes / line) prefetches and tests nothing at run time.
+template <std::size_t Bytes, prefetch_hint Hint = prefetch_hint::t0, bool Aligned = false>
 inline void prefetch_lines(const void* address) noexcept {
-  const auto base = reinterpret_cast<std::uintptr_t>(address);
-  const auto first = base & ~(cache_line_bytes - 1);
-  // Lines touched: depends on the misalignment, at most Bytes / line + 1.
-  constexpr std::size_t max_lines = (Bytes + cache_line_bytes - 1) / cache_line_bytes + 1;
-  [&]<std::size_t... I>(std::index_sequence<I...>) {
-    ((first + I * cache_line_bytes < base + Bytes
-          ? prefetch<Hint>(reinterpret_cast<const void*>(first + I * cache_line_bytes))
-          : void()),
-     ...);
-  }(std::make_index_sequence<max_lines>{});
+  if constexpr (Aligned) {
+    const auto* line = static_cast<const std::byte*>(address);
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      (prefetch<Hint>(line + I * cache_line_bytes), ...);
+    }(std::make_index_sequence<(Bytes + cache_line_bytes - 1) / cache_line_bytes>{});
+  } else {
+    const auto base = reinterpret_cast<std::uintptr_t>(address);
+    const auto first = base & ~(cache_line_bytes - 1);
+    // Lines touched: depends on the misalignment, at most Bytes / line + 1.
+    constexpr std::size_t max_lines = (Bytes + cache_line_bytes - 1) / cache_line_bytes + 1;
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      ((first + I * cache_line_bytes < base + Bytes
+            ? prefetch<Hint>(reinterpret_cast<const void*>(first + I * cache_line_bytes))
+            : void()),
+       ...);
+    }(std::make_index_sequence<max_lines>{});
+  }
 }
 
 }  // namespace braid
