@@ -51,10 +51,12 @@ concept has_generated_lookup = detail::has_imlp_kernel<Structure, Structure::def
 // The technique names an experiment accepts for an index: naive, the experiment's other plain
 // variants, the four interleaved ones, their variants with the other prefetch hint (`coro-t0`
 // when the default is NTA), `coro-sequential` (the coroutine instantiated sequentially: the
-// cost of the coroutine machinery without interleaving), `coro-interleaved` (the same coroutine
-// instantiated interleaved on an interleaved_scheduler, where every suspension returns to the
-// scheduler's loop: what `coro`'s chained ring gains or costs), and the experiment's peers. The
-// ablations run only when named with --technique.
+// cost of the coroutine machinery without interleaving), `coro-per-key` (one chained coroutine
+// per lookup on a chained_scheduler, where `coro` runs G long-lived ones over the batch: what
+// the long-lived form saves), `coro-interleaved` (one coroutine per lookup instantiated
+// interleaved on an interleaved_scheduler, where every suspension returns to the scheduler's
+// loop: what the chained ring gains or costs), and the experiment's peers. The ablations run
+// only when named with --technique.
 inline std::vector<std::string> index_technique_names(prefetch_hint default_hint, const std::vector<std::string>& plain = {},
                                                       const std::vector<std::string>& peers = {}) {
   const char* other = default_hint == prefetch_hint::nta ? "-t0" : "-nta";
@@ -63,6 +65,7 @@ inline std::vector<std::string> index_technique_names(prefetch_hint default_hint
   for (technique t : interleaved_techniques) names.emplace_back(to_string(t));
   for (technique t : interleaved_techniques) names.push_back(std::string(to_string(t)) + other);
   names.emplace_back("coro-sequential");
+  names.emplace_back("coro-per-key");
   names.emplace_back("coro-interleaved");
   names.insert(names.end(), peers.begin(), peers.end());
   return names;
@@ -240,7 +243,7 @@ void add_imlp_techniques(lookup_passes<Result>& passes, const run_context& conte
 // Adds the index's own techniques: naive (unless the experiment adds its own plain
 // variants), then gp / amac / coro / fiber at every group with the default hint, the
 // generated lookups where the structure has them, the other-hint ablations,
-// coro-interleaved and coro-sequential when named.
+// coro-per-key, coro-interleaved and coro-sequential when named.
 template <class Structure, class Key, class Result>
 void add_index_techniques(lookup_passes<Result>& passes, const run_context& context, const Structure& structure,
                           std::span<const Key> keys, const std::vector<std::size_t>& groups, bool with_naive = true) {
@@ -271,6 +274,17 @@ void add_index_techniques(lookup_passes<Result>& passes, const run_context& cont
     }
   }
   if constexpr (has_generated_lookup<Structure>) add_imlp_techniques(passes, context, structure, keys, groups);
+  if (named_explicitly(context, "coro-per-key")) {
+    for (std::size_t group : groups) {
+      passes.add(pass_label::interleaved("coro-per-key", group, hint),
+                 [&structure, keys, group](std::size_t begin, std::size_t end, std::span<Result> out) {
+                   run_into(
+                       chained_scheduler{group}, keys.subspan(begin, end - begin),
+                       [&structure](const Key& key) { return structure.template lookup<chained_with<hint>>(key); },
+                       out);
+                 });
+    }
+  }
   if (named_explicitly(context, "coro-interleaved")) {
     for (std::size_t group : groups) {
       passes.add(pass_label::interleaved("coro-interleaved", group, hint),

@@ -1,6 +1,7 @@
 // braid-bench's lookup experiments (linear-probe, hash-probe, binary-search) and the coroutine
-// ablations they run only when named: coro-interleaved (the lookup coroutine on an
-// interleaved_scheduler, beside coro's chained ring) and coro-t0 (the other prefetch hint) at
+// ablations they run only when named: coro-per-key (a chained coroutine per lookup, beside
+// coro's long-lived ones), coro-interleaved (a coroutine per lookup on an
+// interleaved_scheduler) and coro-t0 (the other prefetch hint) at
 // every group asked for, coro-sequential once per structure. Each reaches a row of its own for
 // every structure of the experiment, checked against the plain lookup by the harness (a
 // differing answer fails the run), and none of them runs unless named. Skipped in builds
@@ -47,10 +48,10 @@ TEST(LookupAblations, EveryNamedCoroutineAblationRunsForEveryStructureAtEveryGro
     std::vector<std::string> arguments = experiment.arguments;
     // The three experiments prefetch with NTA by default, so the other hint is T0.
     arguments.insert(arguments.end(),
-                     {"--group", "3,24", "--technique", "coro,coro-interleaved,coro-t0,coro-sequential"});
+                     {"--group", "3,24", "--technique", "coro,coro-per-key,coro-interleaved,coro-t0,coro-sequential"});
     const auto found = structure_technique_groups(test_support::run_rows(experiment.name, arguments));
     for (const std::string& structure : experiment.structures) {
-      for (const char* name : {"coro", "coro-interleaved", "coro-t0"}) {
+      for (const char* name : {"coro", "coro-per-key", "coro-interleaved", "coro-t0"}) {
         for (const char* group : {"3", "24"}) {
           EXPECT_EQ(found.count({structure, name, group}), 1u)
               << experiment.name << ", " << structure << ": " << name << " at group " << group;
@@ -70,7 +71,7 @@ TEST(LookupAblations, TheAblationsRunOnlyWhenNamed) {
     const auto rows = test_support::run_rows(experiment.name, arguments);
     const std::set<std::string> techniques = test_support::values_of(rows, "technique");
     EXPECT_EQ(techniques.count("coro"), 1u) << experiment.name;
-    for (const char* ablation : {"coro-interleaved", "coro-t0", "coro-sequential"}) {
+    for (const char* ablation : {"coro-per-key", "coro-interleaved", "coro-t0", "coro-sequential"}) {
       EXPECT_EQ(techniques.count(ablation), 0u) << experiment.name << " ran " << ablation << " unasked";
     }
   }
