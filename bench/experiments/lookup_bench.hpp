@@ -274,28 +274,20 @@ void add_index_techniques(lookup_passes<Result>& passes, const run_context& cont
     }
   }
   if constexpr (has_generated_lookup<Structure>) add_imlp_techniques(passes, context, structure, keys, groups);
-  if (named_explicitly(context, "coro-per-key")) {
+  // One coroutine per lookup, lookup<Mode> on Scheduler{group}, at every group.
+  auto add_per_key = [&]<class Scheduler, class Mode>(const char* name) {
+    if (!named_explicitly(context, name)) return;
     for (std::size_t group : groups) {
-      passes.add(pass_label::interleaved("coro-per-key", group, hint),
+      passes.add(pass_label::interleaved(name, group, hint),
                  [&structure, keys, group](std::size_t begin, std::size_t end, std::span<Result> out) {
                    run_into(
-                       chained_scheduler{group}, keys.subspan(begin, end - begin),
-                       [&structure](const Key& key) { return structure.template lookup<chained_with<hint>>(key); },
-                       out);
+                       Scheduler{group}, keys.subspan(begin, end - begin),
+                       [&structure](const Key& key) { return structure.template lookup<Mode>(key); }, out);
                  });
     }
-  }
-  if (named_explicitly(context, "coro-interleaved")) {
-    for (std::size_t group : groups) {
-      passes.add(pass_label::interleaved("coro-interleaved", group, hint),
-                 [&structure, keys, group](std::size_t begin, std::size_t end, std::span<Result> out) {
-                   run_into(
-                       interleaved_scheduler{group}, keys.subspan(begin, end - begin),
-                       [&structure](const Key& key) { return structure.template lookup<interleaved_with<hint>>(key); },
-                       out);
-                 });
-    }
-  }
+  };
+  add_per_key.template operator()<chained_scheduler, chained_with<hint>>("coro-per-key");
+  add_per_key.template operator()<interleaved_scheduler, interleaved_with<hint>>("coro-interleaved");
   if (named_explicitly(context, "coro-sequential")) {
     passes.add(pass_label::sequential("coro-sequential"),
                [&structure, keys](std::size_t begin, std::size_t end, std::span<Result> out) {

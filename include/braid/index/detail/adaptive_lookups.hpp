@@ -28,13 +28,20 @@
 
 namespace braid::detail {
 
+// What adapts for `Structure` on this thread with group cap `max_group`: an adaptive_scheduler
+// or an adaptive_controller, made on first use and kept for the thread's later runs.
+template <class Structure, class Learner>
+Learner& learner_for(std::size_t max_group) {
+  thread_local std::vector<std::pair<std::size_t, Learner>> learners;
+  for (auto& [cap, learner] : learners) {
+    if (cap == max_group) return learner;
+  }
+  return learners.emplace_back(max_group, Learner({.max_group = max_group})).second;
+}
+
 template <class Structure>
 adaptive_scheduler& adaptive_scheduler_for(std::size_t max_group) {
-  thread_local std::vector<std::pair<std::size_t, adaptive_scheduler>> schedulers;
-  for (auto& [cap, scheduler] : schedulers) {
-    if (cap == max_group) return scheduler;
-  }
-  return schedulers.emplace_back(max_group, adaptive_scheduler({.max_group = max_group})).second;
+  return learner_for<Structure, adaptive_scheduler>(max_group);
 }
 
 // Runs make(key, mode tag) for every key: `plain(key)` and `interleaved(key)` create the
@@ -51,11 +58,7 @@ void run_adaptive_lookups(std::span<const Key> keys, std::span<Result> out, std:
 // The controller of run_adaptive_stream_lookups for `Structure`, per thread and group cap.
 template <class Structure>
 adaptive_controller& adaptive_controller_for(std::size_t max_group) {
-  thread_local std::vector<std::pair<std::size_t, adaptive_controller>> controllers;
-  for (auto& [cap, controller] : controllers) {
-    if (cap == max_group) return controller;
-  }
-  return controllers.emplace_back(max_group, adaptive_controller({.max_group = max_group})).second;
+  return learner_for<Structure, adaptive_controller>(max_group);
 }
 
 // Keys a window of `setting` takes: 512 for the plain loop, 64 per coroutine interleaved.
