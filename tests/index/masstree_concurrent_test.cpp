@@ -169,5 +169,44 @@ TEST(MasstreeConcurrent, ConcurrentInsertsSplitTheSameNodes) {
   EXPECT_EQ(visited, threads_count * per_thread);
 }
 
+TEST(MasstreeConcurrent, ReadersOfALayerWhoseRootSplitRepointedSeeItsNewRootWhole) {
+  // A writer fills one new layer after another (keys sharing an 8-byte slice), each past its
+  // root's split; the next write into the layer repoints its slot in layer 0 at the new root,
+  // under the border node's lock alone. A reader gets the layer's first key all the while. It
+  // learns which layer is newest by a relaxed load, so nothing else orders it after the
+  // writer: only the slot's release store and the reader's acquire load of it make the new
+  // root's initialization visible (ThreadSanitizer reports the reader's reads of it otherwise).
+  masstree<std::uint64_t> tree;
+  constexpr int layers = 1'500;
+  constexpr int keys_per_layer = 40;  // the root of a layer splits after 15
+  auto key_of = [](int layer, int index) {
+    return "L" + std::to_string(1'000'000 + layer) + "key" + std::to_string(1000 + index);  // slice "L1000xyz"
+  };
+  std::atomic<int> newest{-1};
+  std::atomic<bool> done{false};
+  std::atomic<std::uint64_t> wrong{0};
+  std::atomic<std::uint64_t> reads{0};
+  std::thread reader([&] {
+    while (!done.load(std::memory_order_relaxed)) {
+      const int layer = newest.load(std::memory_order_relaxed);
+      if (layer < 0) continue;
+      const auto found = tree.find(key_of(layer, 0));
+      if (found != std::optional<std::uint64_t>(static_cast<std::uint64_t>(layer) * keys_per_layer)) wrong.fetch_add(1);
+      reads.fetch_add(1, std::memory_order_relaxed);
+    }
+  });
+  for (int layer = 0; layer < layers; ++layer) {
+    for (int index = 0; index < keys_per_layer; ++index) {
+      tree.put(key_of(layer, index), static_cast<std::uint64_t>(layer) * keys_per_layer + static_cast<std::uint64_t>(index));
+      if (index == 1) newest.store(layer, std::memory_order_relaxed);  // two keys: the layer exists
+    }
+  }
+  done.store(true);
+  reader.join();
+  EXPECT_EQ(wrong.load(), 0u);
+  EXPECT_GT(reads.load(), 0u);
+  EXPECT_EQ(tree.scan("", 1'000'000).size(), static_cast<std::size_t>(layers) * keys_per_layer);
+}
+
 }  // namespace
 }  // namespace braid::testing

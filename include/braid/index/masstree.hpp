@@ -340,7 +340,9 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
       leaf_outcome outcome{leaf_outcome::kind::done};
       if (at.slot >= 0) {
         const std::uint8_t length = leaf.key_length[at.slot].load(std::memory_order_relaxed);
-        const std::uint64_t raw = leaf.value_at(at.slot).load(std::memory_order_relaxed);
+        // Acquire: a layer's root is published into its slot by a release store (under the
+        // leaf's lock only, which a version check does not see), so its init is visible here.
+        const std::uint64_t raw = leaf.value_at(at.slot).load(std::memory_order_acquire);
         if (length == long_key_in_layer) {
           outcome = {leaf_outcome::kind::next_layer, std::nullopt, decode_layer(raw)};
         } else if (length == long_key_with_suffix) {
@@ -515,7 +517,7 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
           node_base* layer = build_layer(suffix, leaf->value_at(at.slot).load(std::memory_order_relaxed),
                                          key.suffix(), raw_value);
           leaf->version.mark_inserting();
-          leaf->value_at(at.slot).store(encode_layer(layer), std::memory_order_relaxed);
+          leaf->value_at(at.slot).store(encode_layer(layer), std::memory_order_release);
           leaf->key_length[at.slot].store(long_key_in_layer, std::memory_order_relaxed);
           leaf->suffixes.load(std::memory_order_relaxed)->clear(at.slot);
           leaf->version.unlock();
@@ -602,7 +604,8 @@ class masstree : public detail::multi_find_member<masstree<Value>, std::string_v
 
   static pending_entry read_entry(const border_node& leaf, int slot) noexcept {
     const std::uint8_t length = leaf.key_length[slot].load(std::memory_order_relaxed);
-    return {leaf.slice_at(slot).load(std::memory_order_relaxed), length, leaf.value_at(slot).load(std::memory_order_relaxed),
+    // Acquire: the value may be a layer's root (see lookup_action::at_leaf).
+    return {leaf.slice_at(slot).load(std::memory_order_relaxed), length, leaf.value_at(slot).load(std::memory_order_acquire),
             length == detail::masstree::long_key_with_suffix ? leaf.suffix(slot) : std::string_view{}, slot};
   }
 
