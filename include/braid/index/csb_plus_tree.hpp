@@ -264,7 +264,9 @@ class csb_plus_tree : public detail::multi_find_member<csb_plus_tree<Key, Value,
   [[nodiscard]] const inner_node* inner_at(node_index index) const noexcept { return tree_.template at<inner_node>(index); }
   [[nodiscard]] const leaf_node* leaf_at(node_index index) const noexcept { return tree_.template at<leaf_node>(index); }
 
-  static node_index child_for(const inner_node& inner, const Key& key) noexcept { return levels_type::child_for(inner, key); }
+  [[gnu::always_inline]] static node_index child_for(const inner_node& inner, const Key& key) noexcept {
+    return levels_type::child_for(inner, key);
+  }
 
   // The argument checks of a batch lookup; true if the tree is empty: every result is absent.
   bool answered_without_descent(std::span<const Key> keys, std::span<std::optional<Value>> out, std::size_t group,
@@ -275,7 +277,7 @@ class csb_plus_tree : public detail::multi_find_member<csb_plus_tree<Key, Value,
     return true;
   }
 
-  static std::size_t lower_bound_in_leaf(const leaf_node& leaf, const Key& key) noexcept {
+  [[gnu::always_inline]] static std::size_t lower_bound_in_leaf(const leaf_node& leaf, const Key& key) noexcept {
     std::size_t position = 0;
     for (std::size_t j = 0; j < leaf_capacity; ++j) position += static_cast<std::size_t>((j < leaf.count) & (leaf.keys[j] < key));
     return position;

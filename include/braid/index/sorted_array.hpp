@@ -150,7 +150,7 @@ class sorted_array : public detail::multi_find_member<sorted_array<Key>, Key, st
       const Key& key = input.key;
       std::size_t low = 0;
       std::size_t remaining = size_;
-      descend_hot_levels(key, low, remaining);
+      descend_hot_levels_inline(key, low, remaining);
       while (remaining > keys_per_line) {
         const std::size_t half = remaining / 2;
         const Key& probed = co_await fetch<M>(&keys_[low + half]);
@@ -322,6 +322,13 @@ class sorted_array : public detail::multi_find_member<sorted_array<Key>, Key, st
 
   // Halves [low, low + remaining] hot_levels times (fewer when the range is exhausted).
   void descend_hot_levels(const Key& key, std::size_t& low, std::size_t& remaining) const noexcept {
+    descend_hot_levels_inline(key, low, remaining);
+  }
+  // The same, always inlined: the stream coroutine's loop calls it, and a call there made
+  // every resume of the coroutine save and restore four callee-saved registers (callgrind,
+  // int32 keys at 64 MiB: 710 -> 491 instructions per lookup).
+  [[gnu::always_inline]] void descend_hot_levels_inline(const Key& key, std::size_t& low,
+                                                        std::size_t& remaining) const noexcept {
     for (std::size_t level = 0; level < hot_levels && remaining > 1; ++level) {
       const std::size_t half = remaining / 2;
       low = keys_[low + half] < key ? low + half : low;
