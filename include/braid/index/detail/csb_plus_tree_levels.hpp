@@ -51,8 +51,8 @@ struct csb_plus_tree_levels {
 
   // The child whose range holds key: the number of separators <= key, counted without branches
   // over the whole node (the compiler unrolls and vectorizes the fixed-width loop). Always
-  // inlined, as every node search of the trees: a call from a stream coroutine's loop makes
-  // each of its resumes save and restore the callee-saved registers the call needs.
+  // inlined, as the leaf search is: a call from a stream coroutine's loop makes each of its
+  // resumes save and restore the callee-saved registers the call needs.
   [[gnu::always_inline]] static node_index child_for(const inner_node& inner, const Key& key) noexcept {
     node_index slot = 0;
     for (std::size_t j = 0; j < inner_capacity; ++j) {
