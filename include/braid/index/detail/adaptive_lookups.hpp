@@ -61,9 +61,10 @@ adaptive_controller& adaptive_controller_for(std::size_t max_group) {
   return learner_for<Structure, adaptive_controller>(max_group);
 }
 
-// Keys a window of `setting` takes: 512 for the plain loop, 64 per coroutine interleaved.
+// Keys a window of `setting` takes: adaptive_scheduler's window for the plain loop, 64 per
+// coroutine interleaved.
 constexpr std::size_t adaptive_window_keys(std::size_t setting) noexcept {
-  return setting == adaptive_controller::plain ? 512 : 64 * setting;
+  return setting == adaptive_controller::plain ? adaptive_scheduler::settings{}.window : 64 * setting;
 }
 
 // Runs every key through `plain(key)` (the plain lookup) or, g at a time, through
