@@ -8,6 +8,7 @@
 // distributions of every mix, and the experiment's settings end to end with bad values
 // refused. The real population (one warehouse loads in about a second).
 // braid-test: concurrent
+// braid-test: workload
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -2,6 +2,7 @@
 // predicate's boundary days, LIMIT ties, rounding of averages and ratios, empty results), its
 // refusals, and properties of all eight queries at scale 0.01 checked against independent
 // recomputations from the raw text.
+// braid-test: workload
 #include "tpch_reference.hpp"
 
 #include <gtest/gtest.h>

@@ -3,6 +3,7 @@
 // coroutine lookup in all three modes, scans; the consistency checker after every run.
 // Seeds are printed on failure.
 // braid-test: concurrent
+// braid-test: workload
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -2,6 +2,7 @@
 // probe technique, at groups 1, 2, 7, 16 and one larger than the input, over many seeds and
 // input shapes (duplicates on both sides, skew, no and all matches, empty sides, the extreme
 // keys); the single-tuple forms and the coroutines instantiated sequentially; bad arguments.
+// braid-test: workload
 #include "braid/join/hash_join.hpp"
 
 #include <gtest/gtest.h>

@@ -8,6 +8,7 @@
 // (at most one per worker with partitions built and probed back to back); a joiner is reused
 // across runs; bad arguments refused.
 // braid-test: concurrent
+// braid-test: workload
 #include <gtest/gtest.h>
 
 #include <algorithm>

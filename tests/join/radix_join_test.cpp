@@ -3,6 +3,7 @@
 // extreme keys, sizes that are multiples of nothing; bits 1..14, one and two passes,
 // write-combine buffers on and off, 1 and 2 threads; materialized rows compared after sorting.
 // braid-test: concurrent
+// braid-test: workload
 #include <gtest/gtest.h>
 
 #include <algorithm>

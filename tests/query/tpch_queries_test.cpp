@@ -1,4 +1,5 @@
 // braid-test: concurrent
+// braid-test: workload
 #include "braid/query/tpch_queries.hpp"
 #include "braid/query/operators.hpp"
 
