@@ -2,7 +2,7 @@
 #   make test    bootstrap, build (Clang 19, release), run every test
 #   make bench   bootstrap, build, run the headline benchmarks into results/
 # Further targets: test-asan (ASan+UBSan), test-tsan (concurrent tests under TSan),
-# test-gcc (second compiler), callgrind (the braid-bench build valgrind can run, for
+# test-gcc (second compiler, GCC 12 at -O2), callgrind (the braid-bench build valgrind can run, for
 # `--callgrind` instruction counts), bench-smoke (every experiment and the headline in seconds),
 # test-install (install into a fresh prefix; build the examples against it with find_package
 # and pkg-config; compile every installed header on its own), ci (all of them, what .ci/run
@@ -48,9 +48,9 @@ test-tsan: bootstrap
 	ctest --preset tsan -j $(JOBS) -L concurrent
 
 test-gcc: bootstrap
-	cmake --preset release-gcc -DBRAID_BUILD_BENCH=ON >/dev/null
-	cmake --build --preset release-gcc -j $(JOBS)
-	ctest --preset release-gcc -j $(JOBS)
+	cmake --preset check-gcc -DBRAID_BUILD_BENCH=ON >/dev/null
+	cmake --build --preset check-gcc -j $(JOBS)
+	ctest --preset check-gcc -j $(JOBS)
 
 test-install: build
 	JOBS=$(JOBS) tools/test-install.sh
