@@ -45,8 +45,8 @@ const std::vector<headline_entry>& headline_entries() { return registered<headli
 const std::vector<std::string>& structure_columns() {
   static const std::vector<std::string> columns = {
       "structure", "residency", "size",    "best",           "group",           "best_mops",         "naive_mops",
-      "peer",      "peer_mops", "speedup_vs_naive", "speedup_vs_peer", "peer_compares", "roofline_fraction",
-      "naive_roofline_fraction"};
+      "peer",      "peer_mops", "speedup_vs_naive", "speedup_vs_peer", "coro_vs_amac", "peer_compares",
+      "roofline_fraction", "naive_roofline_fraction"};
   return columns;
 }
 
@@ -68,6 +68,8 @@ headline_summary compare_with_naive_and_peers(headline_comparison comparison) {
       const result_row* best = nullptr;
       const result_row* naive = nullptr;
       const result_row* peer = nullptr;
+      const result_row* coro = nullptr;  // the fastest `coro` and `amac` rows, for coro_vs_amac
+      const result_row* amac = nullptr;
       std::size_t size = 0;
     };
     auto listed = [](const std::vector<std::string>& names, const std::string& technique) {
@@ -96,6 +98,8 @@ headline_summary compare_with_naive_and_peers(headline_comparison comparison) {
       if (listed(comparison.baselines, technique)) current.naive = faster(current.naive, &row);
       else if (listed(comparison.peers, technique)) current.peer = faster(current.peer, &row);
       else current.best = faster(current.best, &row);
+      if (technique == "coro") current.coro = faster(current.coro, &row);
+      if (technique == "amac") current.amac = faster(current.amac, &row);
     }
     // Splits in first-seen order; within one, DRAM-resident first: that is where interleaving
     // is meant to win.
@@ -131,6 +135,9 @@ headline_summary compare_with_naive_and_peers(headline_comparison comparison) {
       }
       if (current.best != nullptr && current.peer != nullptr && throughput(current.peer) > 0) {
         summary.set("speedup_vs_peer", throughput(current.best) / throughput(current.peer));
+      }
+      if (current.coro != nullptr && current.amac != nullptr && throughput(current.amac) > 0) {
+        summary.set("coro_vs_amac", throughput(current.coro) / throughput(current.amac));
       }
       if (current.peer != nullptr) {
         const auto special = comparison.peer_compares_for.find(current.split);

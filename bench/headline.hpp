@@ -79,7 +79,9 @@ struct headline_comparison {
 // their own line): the fastest row of any technique that is neither a baseline nor a peer, the
 // fastest baseline row and the fastest peer row, by `mops`. Columns: structure, residency,
 // size, best, group, best_mops, naive_mops, peer, peer_mops, speedup_vs_naive,
-// speedup_vs_peer, peer_compares, roofline_fraction (of the best), naive_roofline_fraction.
+// speedup_vs_peer, coro_vs_amac (the fastest `coro` row over the fastest `amac` row, at any
+// group size each: the write-once coroutine against the hand-written state machine),
+// peer_compares, roofline_fraction (of the best), naive_roofline_fraction.
 headline_summary compare_with_naive_and_peers(headline_comparison comparison);
 headline_summary compare_with_naive_and_peers(std::string baseline, std::vector<std::string> peers);
 

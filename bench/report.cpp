@@ -107,7 +107,8 @@ void write_report(std::ostream& out, const report& contents) {
              "would use instead, and peer_compares says what that comparison means: the same keys and operations on "
              "the container a user would pick, or (\"paper's long chains vs user's map\") the paper's 100k-bucket "
              "chained table, kept for its long chains, against a user's map with a bucket per key: not like for like; "
-             "the bucket-per-key line is. Speedups are throughput ratios within one run. roofline_fraction: the cache-line "
+             "the bucket-per-key line is. coro_vs_amac: the fastest coroutine run over the fastest AMAC run, each at its own "
+             "best group size. Speedups are throughput ratios within one run. roofline_fraction: the cache-line "
              "fetch rate over the best rate of this machine's k-chain probe (DRAM-resident rows).\n";
     }
     if (!contents.machine.empty()) {

@@ -39,6 +39,7 @@ TEST(Headline, BestTechniqueAgainstTheFastestNaiveAndPeerPerResidency) {
   EXPECT_DOUBLE_EQ(*dram.number("speedup_vs_peer"), 3.0);
   EXPECT_DOUBLE_EQ(*dram.number("roofline_fraction"), 0.48);
   EXPECT_DOUBLE_EQ(*dram.number("naive_roofline_fraction"), 0.12);
+  EXPECT_EQ(dram.find("coro_vs_amac"), nullptr);  // no AMAC row to compare with
   const result_row& cache = lines[1];
   EXPECT_EQ(to_text(*cache.find("residency")), "cache");
   EXPECT_DOUBLE_EQ(*cache.number("speedup_vs_naive"), 0.8);  // interleaving loses in cache: said, not hidden
@@ -64,7 +65,21 @@ TEST(Headline, EveryPeerComparisonSaysWhatItCompares) {
   EXPECT_EQ(to_text(*lines[0].find("structure")), "chained (paper-chains)");
   EXPECT_EQ(to_text(*lines[0].find("peer_compares")), "the paper's set-up vs a user's map");
   EXPECT_DOUBLE_EQ(*lines[0].number("speedup_vs_peer"), 0.1);
+  EXPECT_EQ(lines[0].find("coro_vs_amac"), nullptr);  // no coroutine row
   EXPECT_EQ(to_text(*lines[1].find("peer_compares")), "like for like");
+}
+
+TEST(Headline, CoroutineAgainstAmacAtEachOnesBestGroup) {
+  const std::vector<result_row> rows = {
+      row("dram", "naive", std::nullopt, 10, 1 << 30), row("dram", "amac", 8, 30, 1 << 30),
+      row("dram", "amac", 16, 50, 1 << 30),            row("dram", "coro", 8, 45, 1 << 30),
+      row("dram", "coro", 16, 40, 1 << 30),            row("dram", "gp", 16, 60, 1 << 30),
+      row("cache", "amac", 4, 0, 1 << 20),             row("cache", "coro", 4, 20, 1 << 20)};
+  const std::vector<result_row> lines = compare_with_naive_and_peers("naive", {})(rows, "tree");
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(to_text(*lines[0].find("best")), "gp");           // the best of all is not what is compared
+  EXPECT_DOUBLE_EQ(*lines[0].number("coro_vs_amac"), 0.9);   // 45 at group 8 over 50 at group 16
+  EXPECT_EQ(lines[1].find("coro_vs_amac"), nullptr);          // AMAC measured nothing: no ratio
 }
 
 TEST(Headline, WithoutPeersOrNaiveTheColumnsAreLeftOut) {
