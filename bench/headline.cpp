@@ -5,6 +5,7 @@
 #include <map>
 #include <tuple>
 
+#include "braid/index/technique.hpp"
 #include "options.hpp"
 #include "registry.hpp"
 
@@ -98,8 +99,8 @@ headline_summary compare_with_naive_and_peers(headline_comparison comparison) {
       if (listed(comparison.baselines, technique)) current.naive = faster(current.naive, &row);
       else if (listed(comparison.peers, technique)) current.peer = faster(current.peer, &row);
       else current.best = faster(current.best, &row);
-      if (technique == "coro") current.coro = faster(current.coro, &row);
-      if (technique == "amac") current.amac = faster(current.amac, &row);
+      if (technique == to_string(braid::technique::coro)) current.coro = faster(current.coro, &row);
+      if (technique == to_string(braid::technique::amac)) current.amac = faster(current.amac, &row);
     }
     // Splits in first-seen order; within one, DRAM-resident first: that is where interleaving
     // is meant to win.
