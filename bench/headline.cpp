@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "braid/index/technique.hpp"
+#include "experiment.hpp"
 #include "options.hpp"
 #include "registry.hpp"
 
@@ -42,6 +43,19 @@ headline_registration::headline_registration(const figure_registration& of, head
       }()) {}
 
 const std::vector<headline_entry>& headline_entries() { return registered<headline_entry>(); }
+
+std::string over_allowance_message(const headline_entry& entry, double seconds, double allowance) {
+  std::string message = entry.name + " took " + format_duration(seconds);
+  if (allowance > 0) {
+    return message + ", over its allowance of " + format_duration(allowance) + " (budget " +
+           format_duration(entry.budget_seconds) + " plus what earlier parts left)";
+  }
+  // No allowance is left: say by how much earlier parts overran (format_duration has no
+  // negative durations).
+  return message + " with no allowance left: earlier parts overran by " +
+         format_duration(entry.budget_seconds - allowance) + ", more than its budget of " +
+         format_duration(entry.budget_seconds);
+}
 
 const std::vector<std::string>& structure_columns() {
   static const std::vector<std::string> columns = {

@@ -56,6 +56,10 @@ struct headline_registration {
 // Entries in headline order (then by name).
 const std::vector<headline_entry>& headline_entries();
 
+// What the headline says of a part that ran `seconds` against its `allowance` (its budget plus
+// what earlier parts left, negative when they overran by more than its budget).
+std::string over_allowance_message(const headline_entry& entry, double seconds, double allowance);
+
 // The headline's total budget: 10 minutes on 2 cores.
 constexpr double headline_budget_seconds = 600;
 

@@ -144,9 +144,7 @@ int headline_command(const std::vector<std::string>& arguments) {
       timing.set("seconds", seconds).set("status", "ok");
       if (!given.quick && seconds > allowance) {
         timing.set("status", "over budget");
-        std::cerr << "braid-bench: headline: " << entry.name << " took " << format_duration(seconds)
-                  << ", over its allowance of " << format_duration(allowance) << " (budget "
-                  << format_duration(entry.budget_seconds) << " plus what earlier parts left)\n";
+        std::cerr << "braid-bench: headline: " << over_allowance_message(entry, seconds, allowance) << '\n';
       }
     } catch (const std::exception& error) {
       contents.failures.push_back(entry.name + ": " + error.what());

@@ -82,6 +82,17 @@ TEST(Headline, CoroutineAgainstAmacAtEachOnesBestGroup) {
   EXPECT_EQ(lines[1].find("coro_vs_amac"), nullptr);          // AMAC measured nothing: no ratio
 }
 
+TEST(Headline, APartOverItsAllowanceSaysByHowMuchAndWhy) {
+  const headline_entry entry{.name = "skip list", .budget_seconds = 40};
+  EXPECT_EQ(over_allowance_message(entry, 59, 52),
+            "skip list took 59s, over its allowance of 52s (budget 40s plus what earlier parts left)");
+  // Earlier parts overran by more than this part's budget: no allowance, and no "?" either.
+  EXPECT_EQ(over_allowance_message(entry, 59, -131),
+            "skip list took 59s with no allowance left: earlier parts overran by 2m51s, more than its budget of 40s");
+  EXPECT_EQ(over_allowance_message(entry, 5, 0),
+            "skip list took 5s with no allowance left: earlier parts overran by 40s, more than its budget of 40s");
+}
+
 TEST(Headline, WithoutPeersOrNaiveTheColumnsAreLeftOut) {
   const std::vector<result_row> rows = {row("dram", "coro", 8, 40, 1 << 30)};
   const std::vector<result_row> lines = compare_with_naive_and_peers("naive", {})(rows, "chase");
