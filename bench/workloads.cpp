@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "braid/core/radix_sort.hpp"
+
 namespace braid::bench {
 
 std::uint64_t random_source::below(std::uint64_t bound) noexcept {
@@ -86,7 +88,7 @@ std::vector<std::uint64_t> draw_indices(std::size_t count, std::uint64_t items, 
     case key_distribution::kind::uniform:
     case key_distribution::kind::sorted:
       for (std::uint64_t& index : indices) index = random.below(items);
-      if (distribution.shape == key_distribution::kind::sorted) std::sort(indices.begin(), indices.end());
+      if (distribution.shape == key_distribution::kind::sorted) radix_sort(std::span(indices));
       break;
     case key_distribution::kind::zipf: {
       scrambled_zipfian_generator generator(items, distribution.theta);

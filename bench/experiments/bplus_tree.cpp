@@ -9,6 +9,7 @@
 // --pages 4k each level costs one TLB miss at most, the thesis's page-node index). Lookup keys
 // are all present, drawn by --dist; scans read 1,000 entries from present start keys
 // (--keys / 100 of them).
+#include "braid/core/radix_sort.hpp"
 #include "braid/index/bplus_tree.hpp"
 #include "figures.hpp"
 #include "headline.hpp"
@@ -40,7 +41,7 @@ void run_node_size(run_context& context, std::size_t size, const run_settings& s
   for (std::uint64_t start : lookup_keys(context, keys, std::max<std::size_t>(settings.lookups / 100, 10))) {
     requests.push_back({start, scan_length});
   }
-  std::sort(keys.begin(), keys.end());
+  radix_sort(std::span(keys));
   const tree_type tree(keys, values_of(keys), settings.pages, 1.0);
   context.note("bplus_tree_" + std::to_string(NodeBytes) + "_pages", tree.describe_pages());
   peers.build_from_sorted(keys);

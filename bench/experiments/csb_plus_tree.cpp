@@ -12,6 +12,7 @@
 // distinct values in insertion order and the tree over their codes; every comparison in a leaf
 // reads the dictionary, one more suspension per probe. Rows: structure
 // csb_plus_tree_over_codes, naive vs coro and fiber (the thesis interleaves it with coroutines).
+#include "braid/core/radix_sort.hpp"
 #include "braid/index/csb_plus_tree.hpp"
 #include "figures.hpp"
 #include "headline.hpp"
@@ -38,7 +39,7 @@ void run_node_size(run_context& context, std::size_t size, const run_settings& s
                    "-byte nodes");
   std::vector<std::uint64_t> keys = distinct_random_keys(count, context.seed());
   const std::vector<std::uint64_t> lookups = lookup_keys(context, keys, settings.lookups);
-  std::sort(keys.begin(), keys.end());
+  radix_sort(std::span(keys));
   const tree_type tree(keys, values_of(keys), settings.pages);
   context.note("csb_plus_tree_" + std::to_string(NodeBytes) + "_pages", tree.describe_pages());
   peers.build_from_sorted(keys);

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "braid/core/radix_sort.hpp"
 #include "braid/index/chained_hash_table.hpp"
 #include "figures.hpp"
 #include "headline.hpp"
@@ -38,7 +39,7 @@ std::vector<std::uint32_t> as_keys(const std::vector<std::uint64_t>& indices) {
 }
 
 std::size_t count_distinct(std::vector<std::uint32_t> keys) {
-  std::sort(keys.begin(), keys.end());
+  radix_sort(std::span(keys));
   return static_cast<std::size_t>(std::unique(keys.begin(), keys.end()) - keys.begin());
 }
 

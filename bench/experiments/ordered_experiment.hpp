@@ -27,6 +27,7 @@
 #include "braid/core/frame_pool.hpp"
 #include "braid/core/imlp_scheduler.hpp"
 #include "braid/core/operation.hpp"
+#include "braid/core/radix_sort.hpp"
 #include "braid/index/technique.hpp"
 #include "experiment.hpp"
 #include "figures.hpp"
@@ -64,7 +65,7 @@ inline std::vector<std::uint64_t> lookup_keys(const run_context& context, std::s
   const auto indices = draw_indices(count, stored.size(), distribution, context.seed() + 1);
   std::vector<std::uint64_t> keys(count);
   for (std::size_t i = 0; i < count; ++i) keys[i] = stored[indices[i]];
-  if (distribution.shape == key_distribution::kind::sorted) std::sort(keys.begin(), keys.end());
+  if (distribution.shape == key_distribution::kind::sorted) radix_sort(std::span(keys));
   return keys;
 }
 
@@ -381,7 +382,7 @@ class peer_maps {
     if (!any()) return;
     context.progress("building the peers");
     std::vector<std::uint64_t> sorted_keys(keys.begin(), keys.end());
-    std::sort(sorted_keys.begin(), sorted_keys.end());
+    radix_sort(std::span(sorted_keys));
     build_from_sorted(sorted_keys);
   }
 

@@ -39,6 +39,7 @@
 #include <string_view>
 #include <vector>
 
+#include "braid/core/radix_sort.hpp"
 #include "lookup_results.hpp"
 #include "options.hpp"
 #include "workload_files.hpp"
@@ -241,7 +242,7 @@ inline transaction_stream stream_from_files(workload_shape shape, const std::vec
     stream.file_keys.push_back(line.key);
   }
   std::vector<std::uint64_t> sorted = stream.file_keys;
-  std::sort(sorted.begin(), sorted.end());
+  radix_sort(std::span(sorted));
   if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
     throw usage_error("--workload: the fill file inserts a key twice");
   }
@@ -274,7 +275,7 @@ inline transaction_stream stream_from_files(workload_shape shape, const std::vec
 inline std::vector<std::uint64_t> sorted_keys(const transaction_stream& stream) {
   std::vector<std::uint64_t> keys(stream.shape.records);
   for (std::size_t record = 0; record < keys.size(); ++record) keys[record] = stream.key_of_record(record);
-  std::sort(keys.begin(), keys.end());
+  radix_sort(std::span(keys));
   return keys;
 }
 

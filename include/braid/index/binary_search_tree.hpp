@@ -434,13 +434,13 @@ class binary_search_tree : public detail::multi_find_member<binary_search_tree<K
   // keys in order, with a stack of the rightmost path.
   void build_in_insertion_order(std::span<const Key> keys, std::span<const Value> values) {
     if (keys.empty()) return;
-    const std::vector<std::pair<Key, std::size_t>> by_key = detail::first_positions_by_key(keys);
+    const std::vector<detail::key_position<Key>> by_key = detail::first_positions_by_key(keys);
 
     // Arena slot of each kept position: its rank among the kept positions.
     std::vector<std::size_t> slot_of_position;
     if (by_key.size() != keys.size()) {
       std::vector<unsigned char> kept(keys.size(), 0);
-      for (const auto& entry : by_key) kept[entry.second] = 1;
+      for (const auto& entry : by_key) kept[entry.position] = 1;
       slot_of_position.resize(keys.size());
       std::size_t rank = 0;
       for (std::size_t position = 0; position < keys.size(); ++position) {

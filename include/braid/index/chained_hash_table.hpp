@@ -60,6 +60,7 @@
 #include "braid/core/huge_buffer.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
+#include "braid/index/detail/build_arguments.hpp"
 #include "braid/index/detail/lookup_techniques.hpp"
 #include "braid/index/detail/murmur_hash.hpp"
 #include "braid/index/technique.hpp"
@@ -317,15 +318,7 @@ class chained_hash_table : public detail::multi_find_member<chained_hash_table<K
 
   // Indices of the first occurrence of every distinct key, ascending.
   static std::vector<std::size_t> first_occurrences(std::span<const Key> keys) {
-    std::vector<std::pair<Key, std::size_t>> by_key(keys.size());
-    for (std::size_t i = 0; i < keys.size(); ++i) by_key[i] = {keys[i], i};
-    std::sort(by_key.begin(), by_key.end());  // equal keys: smallest index first
-    std::vector<std::size_t> first;
-    for (std::size_t i = 0; i < by_key.size(); ++i) {
-      if (i == 0 || by_key[i].first != by_key[i - 1].first) first.push_back(by_key[i].second);
-    }
-    std::sort(first.begin(), first.end());
-    return first;
+    return detail::ascending_positions(detail::first_positions_by_key(keys));
   }
 
   void push_front(const node*& head, Key key, Value value) {

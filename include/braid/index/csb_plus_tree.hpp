@@ -65,6 +65,7 @@
 #include "braid/core/huge_buffer.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
+#include "braid/core/radix_sort.hpp"
 #include "braid/index/detail/build_arguments.hpp"
 #include "braid/index/detail/csb_plus_tree_levels.hpp"
 #include "braid/index/detail/loads.hpp"
@@ -521,13 +522,13 @@ class csb_plus_tree_over_codes : public detail::multi_find_member<csb_plus_tree_
     if (n == 0) return;
     // Sorting (value, code) pairs keeps the sort's accesses sequential (sorting codes by
     // dictionary[code] would miss the cache on nearly every comparison of a large dictionary).
-    std::vector<std::pair<Key, code_type>> by_value(n);
+    using value_code = detail::key_position<Key, code_type>;
+    std::vector<value_code> by_value(n);
     for (std::size_t code = 0; code < n; ++code) by_value[code] = {dictionary[code], static_cast<code_type>(code)};
-    std::sort(by_value.begin(), by_value.end(),
-              [](const auto& left, const auto& right) { return left.first < right.first; });
+    stable_sort_by_key(std::span(by_value), [](const value_code& entry) -> const Key& { return entry.key; });
     for (std::size_t i = 1; i < n; ++i) {
-      if (!(by_value[i - 1].first < by_value[i].first)) {
-        throw std::invalid_argument("csb_plus_tree_over_codes: value of code " + std::to_string(by_value[i].second) +
+      if (!(by_value[i - 1].key < by_value[i].key)) {
+        throw std::invalid_argument("csb_plus_tree_over_codes: value of code " + std::to_string(by_value[i].position) +
                                     " repeats");
       }
     }
@@ -541,8 +542,8 @@ class csb_plus_tree_over_codes : public detail::multi_find_member<csb_plus_tree_
     tree_.allocate(layout, n);
     std::vector<Key> smallest =
         tree_.template build_leaves<leaf_node>([&](leaf_node& leaf, std::size_t begin, std::size_t end) {
-          for (std::size_t i = begin; i < end; ++i) leaf.codes[i - begin] = by_value[i].second;
-          return by_value[begin].first;
+          for (std::size_t i = begin; i < end; ++i) leaf.codes[i - begin] = by_value[i].position;
+          return by_value[begin].key;
         });
     levels_type::build_inner_levels(tree_.nodes, layout, std::move(smallest));
   }

@@ -55,6 +55,7 @@
 #include "braid/core/huge_buffer.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
+#include "braid/core/radix_sort.hpp"
 #include "braid/index/detail/batch_arguments.hpp"
 #include "braid/index/detail/lookup_techniques.hpp"
 #include "braid/index/technique.hpp"
@@ -83,7 +84,7 @@ class eytzinger_array : public detail::multi_find_member<eytzinger_array<Key>, K
   explicit eytzinger_array(std::span<const Key> keys, page_size pages = page_size::huge_2m,
                            std::size_t hot_bytes = default_hot_bytes) {
     std::vector<Key> sorted(keys.begin(), keys.end());
-    std::sort(sorted.begin(), sorted.end());
+    sort_keys(std::span(sorted));
     sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
     count_ = sorted.size();
     nodes_ = huge_array<Key>(count_ + 1, pages);

@@ -72,6 +72,7 @@
 #include "braid/core/huge_buffer.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
+#include "braid/core/radix_sort.hpp"
 #include "braid/core/scheduler.hpp"
 #include "braid/index/detail/build_arguments.hpp"
 #include "braid/index/detail/lookup_techniques.hpp"
@@ -661,10 +662,8 @@ class skip_list : public detail::multi_find_member<skip_list<Key, Value>, Key, s
   // Nodes are allocated in insertion order (heights drawn in that order, as inserts would),
   // then linked level by level in one sweep over the keys in order.
   void build_in_insertion_order(std::span<const Key> keys, std::span<const Value> values) {
-    const std::vector<std::pair<Key, std::size_t>> by_key = detail::first_positions_by_key(keys);
-    std::vector<std::size_t> kept_positions(by_key.size());
-    for (std::size_t i = 0; i < by_key.size(); ++i) kept_positions[i] = by_key[i].second;
-    std::sort(kept_positions.begin(), kept_positions.end());
+    const std::vector<detail::key_position<Key>> by_key = detail::first_positions_by_key(keys);
+    const std::vector<std::size_t> kept_positions = detail::ascending_positions(by_key);
 
     std::vector<std::uint8_t> heights(kept_positions.size());
     std::size_t total_bytes = 0;
@@ -682,7 +681,7 @@ class skip_list : public detail::multi_find_member<skip_list<Key, Value>, Key, s
     std::array<node*, max_height> last;
     last.fill(head());
     for (const auto& entry : by_key) {
-      node* current = node_at_position[entry.second];
+      node* current = node_at_position[entry.position];
       for (std::size_t level = 0; level < current->height; ++level) {
         links(last[level])[level] = current;
         last[level] = current;

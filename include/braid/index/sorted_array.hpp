@@ -60,6 +60,7 @@
 #include "braid/core/huge_buffer.hpp"
 #include "braid/core/mode.hpp"
 #include "braid/core/prefetch.hpp"
+#include "braid/core/radix_sort.hpp"
 #include "braid/index/detail/lookup_techniques.hpp"
 #include "braid/index/detail/sorted_array_fixed_string.hpp"
 #include "braid/index/generated/sorted_array_find.hpp"
@@ -85,7 +86,7 @@ class sorted_array : public detail::multi_find_member<sorted_array<Key>, Key, st
   explicit sorted_array(std::span<const Key> keys, page_size pages = page_size::huge_2m)
       : keys_(keys.size(), pages), size_(keys.size()) {
     std::copy(keys.begin(), keys.end(), keys_.begin());
-    std::sort(keys_.begin(), keys_.begin() + size_);
+    sort_keys(std::span<Key>(keys_.data(), size_));
     size_ = static_cast<std::size_t>(std::unique(keys_.begin(), keys_.begin() + size_) - keys_.begin());
   }
 

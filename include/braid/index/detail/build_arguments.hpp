@@ -2,7 +2,8 @@
 // building constructors (as many values as keys; strictly increasing keys for a bulk load),
 // which throw std::invalid_argument naming the index ("bplus_tree: 3 keys but 2 values"), and
 // the distinct keys with the position of their first occurrence, for the indexes built in
-// insertion order. first_positions_by_key is O(n log n) time and O(n) space.
+// insertion order. first_positions_by_key is O(n) time for integer keys (radix sort), O(n log n)
+// otherwise, and O(n) space.
 #pragma once
 
 #include <algorithm>
@@ -12,6 +13,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "braid/core/radix_sort.hpp"
 
 namespace braid::detail {
 
@@ -30,16 +33,34 @@ void check_strictly_increasing(std::span<const Key> keys, const std::string& ind
   }
 }
 
+// A key and where it stands. A plain aggregate, not std::pair: trivially copyable for
+// trivially copyable keys, so the radix sort writes it a cache line at a time.
+template <class Key, class Position = std::size_t>
+struct key_position {
+  Key key;
+  Position position;
+};
+
 // Each distinct key once, in key order, with the position of its first occurrence in `keys`.
 template <class Key>
-std::vector<std::pair<Key, std::size_t>> first_positions_by_key(std::span<const Key> keys) {
-  std::vector<std::pair<Key, std::size_t>> by_key(keys.size());
+std::vector<key_position<Key>> first_positions_by_key(std::span<const Key> keys) {
+  std::vector<key_position<Key>> by_key(keys.size());
   for (std::size_t i = 0; i < keys.size(); ++i) by_key[i] = {keys[i], i};
-  std::sort(by_key.begin(), by_key.end());
+  // Stable by key: equal keys keep their positions ascending.
+  stable_sort_by_key(std::span(by_key), [](const key_position<Key>& entry) -> const Key& { return entry.key; });
   by_key.erase(std::unique(by_key.begin(), by_key.end(),
-                           [](const auto& left, const auto& right) { return left.first == right.first; }),
+                           [](const auto& left, const auto& right) { return left.key == right.key; }),
                by_key.end());
   return by_key;
+}
+
+// The positions of the entries of `by_key`, ascending.
+template <class Key>
+std::vector<std::size_t> ascending_positions(const std::vector<key_position<Key>>& by_key) {
+  std::vector<std::size_t> positions(by_key.size());
+  for (std::size_t i = 0; i < by_key.size(); ++i) positions[i] = by_key[i].position;
+  sort_keys(std::span(positions));
+  return positions;
 }
 
 }  // namespace braid::detail
