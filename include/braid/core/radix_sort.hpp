@@ -19,11 +19,11 @@
 // std::sort's (for radix_sort_by, exactly a stable sort's by the same key).
 //
 // Complexity: n items, w-byte keys: O(w * n) time; radix_sort_by takes n items of extra
-// memory, radix_sort one 2 MiB bucket's worth. Measured on a 2-core Xeon VM (three runs, each
-// sort interleaved with std::sort on the same input): 64 M random 64-bit keys, radix_sort 3.0-4.1
-// s against std::sort's 6.9-8.8 s (2.0-2.4x); 64 M 16-byte (key, position) items with repeated
-// keys, radix_sort_by 1.1-1.3x faster than std::sort, most of its time the first touch of its
-// 1 GiB scratch array.
+// memory, radix_sort one 2 MiB bucket's worth. Measured on a 2-core Xeon VM, three repetitions
+// in one run, each sort interleaved with std::sort on the same input: 64 M random 64-bit keys,
+// radix_sort 3.0-3.1 s against std::sort's 6.9-7.3 s (2.3x); 64 M 16-byte (key, position) items
+// with repeated keys, radix_sort_by 7.2-7.6 s against 8.7-9.6 s (1.2-1.3x), most of its time
+// the first touch of its 1 GiB scratch array.
 //
 // Invariants: radix_sort_by is stable (items with equal keys keep their input order); scratch
 // memory is freed before return. Inputs of fewer than small_sort_input items go to std::sort /
@@ -40,7 +40,6 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <functional>
 #include <memory>
 #include <span>
@@ -105,60 +104,10 @@ void stable_merge_sort(std::span<T> items, Less less) {
   if (from != items.data()) std::move(from, from + n, items.data());
 }
 
-// Items of T per 64-byte line when T can be written a line at a time (trivially copyable, a
-// divisor of the line in size); 0 when it cannot.
-template <class T>
-inline constexpr std::size_t items_per_line =
-    std::is_trivially_copyable_v<T> && streamed_line_bytes % sizeof(T) == 0 ? streamed_line_bytes / sizeof(T) : 0;
-
-template <class T>
-struct alignas(streamed_line_bytes) line_of {
-  T slots[std::max<std::size_t>(items_per_line<T>, 1)];  // used only when items_per_line<T> != 0
-};
-
-// A line of `to` holds whole items when its address is a multiple of the item's size.
-template <class T>
-bool lines_hold_whole_items(const T* to) noexcept {
-  return reinterpret_cast<std::uintptr_t>(to) % sizeof(T) == 0;
-}
-
 // Moves every item of from[0, n) to to[cursor[b]++], b = bucket_of(item): the plain scatter.
 template <class T, class BucketOf>
 void scatter_plain(T* from, T* to, std::size_t n, std::size_t* cursor, BucketOf& bucket_of) {
   for (std::size_t i = 0; i < n; ++i) to[cursor[bucket_of(from[i])]++] = std::move(from[i]);
-}
-
-// The same scatter through one line buffer per bucket (software write-combining): a full
-// line goes out with one non-temporal store, so the 256 write streams cost no read for
-// ownership and no store-buffer stall per line; the lines a bucket shares with its
-// neighbours (its first and last) are written item by item. begin[b] is bucket b's first slot.
-template <class T, class BucketOf>
-void scatter_write_combined(const T* from, T* to, std::size_t n, const std::size_t* begin, std::size_t* cursor,
-                            line_of<T>* lines, BucketOf& bucket_of) {
-  constexpr std::size_t per_line = items_per_line<T>;
-  const std::size_t phase = reinterpret_cast<std::uintptr_t>(to) % streamed_line_bytes / sizeof(T);
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::size_t bucket = bucket_of(from[i]);
-    const std::size_t position = cursor[bucket]++;
-    const std::size_t slot = (position + phase) % per_line;
-    T* const line = lines[bucket].slots;
-    line[slot] = from[i];
-    if (slot != per_line - 1) continue;
-    if (position >= begin[bucket] + slot) {
-      stream_line(to + (position - slot), line);
-    } else {
-      const std::size_t first = begin[bucket];
-      std::memcpy(to + first, line + (slot - (position - first)), (position - first + 1) * sizeof(T));
-    }
-  }
-  for (std::size_t bucket = 0; bucket < 256; ++bucket) {
-    const std::size_t end = cursor[bucket];
-    const std::size_t pending = std::min((end + phase) % per_line, end - begin[bucket]);
-    if (pending != 0) {
-      std::memcpy(to + (end - pending), lines[bucket].slots + ((end - pending + phase) % per_line), pending * sizeof(T));
-    }
-  }
-  store_fence();
 }
 
 // The scratch array and the write-combine lines of one sort, allocated on first use and
@@ -218,7 +167,7 @@ void lsd_radix_sort(std::span<T> items, ImageOf image_of, radix_buffers<T>& buff
     }
     if constexpr (items_per_line<T> != 0) {
       if (lines_hold_whole_items(to)) {
-        scatter_write_combined(from, to, n, begin.data(), cursor.data(), buffers.line_buffers(), bucket_of);
+        scatter_write_combined(from, to, n, begin.data(), cursor.data(), buffers.line_buffers(), 256, bucket_of);
         from = to;
         continue;
       }

@@ -31,7 +31,6 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -121,41 +120,15 @@ inline void scatter_plain(std::span<const tuple> input, tuple* out, std::size_t*
   for (const tuple& t : input) out[cursor[(t.key >> shift) & mask]++] = t;
 }
 
-// Writes buffer slots [from, to) of the line starting at out + line_start with plain stores.
-inline void copy_line_part(tuple* out, std::size_t line_start, const line_buffer& buffer, std::size_t from,
-                           std::size_t to) noexcept {
-  if (from < to) std::memcpy(out + from, buffer.slots + (from - line_start), (to - from) * sizeof(tuple));
-}
-
-// As scatter_plain through one line buffer per partition. `out` is 64-byte aligned; this
-// writer owns [begin[p], end of its range) of partition p; cursor[p] starts at begin[p].
+// As scatter_plain through one line buffer per partition (core/detail/streaming_store.hpp).
+// `out` is 64-byte aligned; this writer owns [begin[p], end of its range) of partition p;
+// cursor[p] starts at begin[p].
 inline void scatter_write_combined(std::span<const tuple> input, tuple* out, std::size_t* cursor,
                                    const std::size_t* begin, unsigned shift, unsigned bits,
                                    line_buffer* buffers) noexcept {
   const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
-  constexpr std::size_t last_slot = tuples_per_line - 1;
-  for (const tuple& t : input) {
-    const std::size_t p = (t.key >> shift) & mask;
-    const std::size_t position = cursor[p]++;
-    line_buffer& buffer = buffers[p];
-    const std::size_t slot = position & last_slot;
-    buffer.slots[slot] = t;
-    if (slot == last_slot) {
-      const std::size_t line_start = position - last_slot;
-      if (line_start >= begin[p]) {
-        stream_line(out + line_start, buffer);
-      } else {
-        copy_line_part(out, line_start, buffer, begin[p], position + 1);
-      }
-    }
-  }
-  const std::size_t fanout = std::size_t{1} << bits;
-  for (std::size_t p = 0; p < fanout; ++p) {
-    const std::size_t position = cursor[p];
-    const std::size_t line_start = position & ~last_slot;
-    copy_line_part(out, line_start, buffers[p], std::max(line_start, begin[p]), position);
-  }
-  store_fence();
+  braid::detail::scatter_write_combined(input.data(), out, input.size(), begin, cursor, buffers, std::size_t{1} << bits,
+                                        [mask, shift](const tuple& t) { return static_cast<std::size_t>((t.key >> shift) & mask); });
 }
 
 // One thread partitions out[region_begin, region_begin + input.size()) from `input`;

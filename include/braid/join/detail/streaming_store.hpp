@@ -1,5 +1,5 @@
 // A software write-combine buffer of tuples (one cache line for one partition) and its flush to
-// the output with the non-temporal line store of core/detail/streaming_store.hpp.
+// the output: core/detail/streaming_store.hpp's line buffer and non-temporal line store.
 #pragma once
 
 #include <cstddef>
@@ -13,10 +13,8 @@ inline constexpr std::size_t line_bytes = braid::detail::streamed_line_bytes;
 inline constexpr std::size_t tuples_per_line = line_bytes / sizeof(tuple);
 
 // A write-combine buffer: one cache line of tuples for one partition.
-struct alignas(line_bytes) line_buffer {
-  tuple slots[tuples_per_line];
-};
-static_assert(sizeof(line_buffer) == line_bytes);
+using line_buffer = braid::detail::line_of<tuple>;
+static_assert(sizeof(line_buffer) == line_bytes && braid::detail::items_per_line<tuple> == tuples_per_line);
 
 // Copies a full line; `target` is 64-byte aligned.
 inline void stream_line(tuple* target, const line_buffer& source) noexcept {
