@@ -2,6 +2,8 @@
 // multi_find of every index (detail/multi_find.hpp). An index with range scans provides
 //   scan(start, limit, visitor)                         the plain scan: naive, and the oracle
 //   scan_coroutine<M>(start, limit, visitor)            the interleavable scan: coro, adaptive
+//       (a coro<> runs chained_with<H> on a chained_scheduler, each suspension handing over to
+//       the next scan; a task<>, the B+-tree's nested descent, interleaved_with<H> on the ring)
 //   scan_on_fiber<Hint>(fiber_context&, start, limit, visitor)                     fiber
 // and, where it has them (visit below is the batch visitor, visit(request, key, value)),
 //   template <prefetch_hint H> void scan_group_prefetching(requests, visited, group, visit)  gp
@@ -22,6 +24,7 @@
 #include <string>
 #include <type_traits>
 
+#include "braid/core/chained_scheduler.hpp"
 #include "braid/core/fiber.hpp"
 #include "braid/core/imlp_scheduler.hpp"
 #include "braid/core/mode.hpp"
@@ -99,8 +102,14 @@ void ordered_multi_scan(const Index& index, std::span<const Request> requests, s
     return [&visit, request](const auto& key, const auto& value) { visit(request, key, value); };
   };
   auto deliver = [&visited](std::size_t request, std::size_t count) { visited[request] = count; };
+  // A scan written as a coro<> runs chained (each suspension hands over to the next scan of the
+  // ring); one written as a task<> (a nested descent) runs on the interleaved ring.
+  using chained_scan_op =
+      decltype(index.template scan_coroutine<chained_with<Hint>>(requests[0].start, 0, visitor_of(0)));
+  constexpr bool chains = chainable_operation<chained_scan_op>;
+  using interleaved_mode = std::conditional_t<chains, chained_with<Hint>, interleaved_with<Hint>>;
   auto interleaved_scan = [&](std::size_t i) {
-    return index.template scan_coroutine<interleaved_with<Hint>>(requests[i].start, requests[i].limit, visitor_of(i));
+    return index.template scan_coroutine<interleaved_mode>(requests[i].start, requests[i].limit, visitor_of(i));
   };
   switch (how) {
     case technique::naive:
@@ -109,7 +118,8 @@ void ordered_multi_scan(const Index& index, std::span<const Request> requests, s
       }
       return;
     case technique::coro:
-      interleaved_scheduler{group}.run(requests.size(), interleaved_scan, deliver);
+      if constexpr (chains) chained_scheduler{group}.run(requests.size(), interleaved_scan, deliver);
+      else interleaved_scheduler{group}.run(requests.size(), interleaved_scan, deliver);
       return;
     case technique::fiber:
       interleaved_scheduler{group}.run(
